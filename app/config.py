@@ -1,0 +1,104 @@
+"""Settings: the only module that reads the environment.
+
+Every other module receives a `Settings` instance (injected), so tests can build an app for any configuration
+without touching `os.environ`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+MIN_SECRET_KEY_LENGTH = 32
+
+
+class Environment(StrEnum):
+    DEVELOPMENT = "development"
+    TEST = "test"
+    PRODUCTION = "production"
+
+
+class ConfigurationError(RuntimeError):
+    """The configuration cannot run safely; the message says what to set."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(extra="ignore", frozen=True)
+
+    env: Environment = Environment.DEVELOPMENT
+    database_url: str | None = Field(
+        default=None, description="SQLAlchemy URL; unset means a SQLite file under VAR_DIR."
+    )
+    base_url: str = Field(
+        default="http://127.0.0.1:8000", description="Public origin used in absolute links and Origin checks."
+    )
+    secret_key: SecretStr | None = Field(default=None, description="Signs cookies and CSRF tokens.")
+    var_dir: Path = PROJECT_ROOT / "var"
+    content_dir: Path = PROJECT_ROOT / "content"
+    outbox_dir: Path | None = None
+    smtp_url: str | None = None
+    log_level: str = "INFO"
+
+    @field_validator("base_url")
+    @classmethod
+    def _strip_trailing_slash(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("BASE_URL must start with http:// or https://")
+        return value.rstrip("/")
+
+    @property
+    def is_production(self) -> bool:
+        return self.env is Environment.PRODUCTION
+
+    @property
+    def sqlalchemy_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.var_dir / 'interconnects.sqlite3'}"
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.sqlalchemy_url.startswith("sqlite")
+
+    @property
+    def outbox_path(self) -> Path:
+        return self.outbox_dir or self.var_dir / "outbox"
+
+    @property
+    def served_over_https(self) -> bool:
+        return self.base_url.startswith("https://")
+
+    def resolve_secret_key(self) -> str:
+        """The configured secret, or in development a random one persisted under VAR_DIR.
+
+        Production refuses a missing, short, or generated secret: a generated key lives on one machine's disk,
+        so cookies signed by one host would be rejected by the next.
+        """
+        generated_path = self.var_dir / "secret_key"
+        if self.secret_key is not None:
+            value = self.secret_key.get_secret_value()
+            if len(value) < MIN_SECRET_KEY_LENGTH:
+                raise ConfigurationError(f"SECRET_KEY must be at least {MIN_SECRET_KEY_LENGTH} characters long.")
+            if self.is_production and generated_path.exists() and generated_path.read_text().strip() == value:
+                raise ConfigurationError("SECRET_KEY is the generated development key; set a real secret.")
+            return value
+        if self.is_production:
+            raise ConfigurationError("ENV=production requires SECRET_KEY (at least 32 random characters).")
+        if generated_path.exists():
+            return generated_path.read_text().strip()
+        self.var_dir.mkdir(parents=True, exist_ok=True)
+        value = secrets.token_urlsafe(48)
+        generated_path.write_text(value)
+        generated_path.chmod(0o600)
+        return value
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

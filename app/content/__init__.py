@@ -1,0 +1,7 @@
+"""Course content: loaded from content/, validated, rendered once at start-up and served from memory."""
+
+from app.content.errors import ContentError, ContentProblem
+from app.content.loader import load_course
+from app.content.models import LANGUAGES, Chapter, ChapterPage, Course
+
+__all__ = ["LANGUAGES", "Chapter", "ChapterPage", "ContentError", "ContentProblem", "Course", "load_course"]

@@ -1,0 +1,262 @@
+"""Loads content/: validates everything, renders it once, and reports every problem with file and line."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from datetime import date
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator
+
+from app.content.errors import ContentError, ContentProblem
+from app.content.figures import FigureResolver, simulator_figure, substitute_figures
+from app.content.frontmatter import ContentProblemsError, line_of, parse_yaml, split_front_matter
+from app.content.markdown import render_markdown
+from app.content.models import LANGUAGES, Chapter, ChapterPage, Course, FaqEntry, Source
+
+SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+_CITATION = re.compile(r"\[\^([^\]\s]+)\](:?)")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+WORDS_PER_MINUTE = 230
+HANGUL_SYLLABLES_PER_MINUTE = 500
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LocalizedText(_Strict):
+    en: str = Field(min_length=1)
+    ko: str = Field(min_length=1)
+
+
+class CourseChapterModel(_Strict):
+    slug: str = Field(pattern=SLUG_PATTERN)
+    title: LocalizedText
+    planned: bool = False
+
+
+class CourseModel(_Strict):
+    title: LocalizedText
+    description: LocalizedText
+    chapters: list[CourseChapterModel] = Field(min_length=1)
+
+
+class SourceModel(_Strict):
+    id: str = Field(pattern=SLUG_PATTERN)
+    title: str = Field(min_length=1)
+    url: HttpUrl
+
+    @field_validator("url")
+    @classmethod
+    def _https_only(cls, value: HttpUrl) -> HttpUrl:
+        if value.scheme != "https":
+            raise ValueError("source URLs must use https")
+        return value
+
+
+class FaqModel(_Strict):
+    question: str = Field(min_length=1)
+    answer: str = Field(min_length=1)
+
+
+class FrontMatterModel(_Strict):
+    title: str = Field(min_length=1)
+    summary: str = Field(min_length=1)
+    updated: date
+    sources: list[SourceModel] = Field(min_length=1)
+    faq: list[FaqModel] = Field(default_factory=list)
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.problems: list[ContentProblem] = []
+
+    def add(self, path: Path, line: int | None, message: str) -> None:
+        self.problems.append(ContentProblem(path, line, message))
+
+    def extend(self, problems: list[ContentProblem]) -> None:
+        self.problems.extend(problems)
+
+
+def load_course(content_dir: Path, resolve_figure: FigureResolver = simulator_figure) -> Course:
+    """Load and render the whole course, or raise ContentError listing every problem."""
+    collector = _Collector()
+    course_path = content_dir / "course.yaml"
+    if not course_path.is_file():
+        raise ContentError([ContentProblem(course_path, None, "course.yaml is missing")], content_dir)
+    try:
+        course_model, course_node = parse_yaml(course_path, course_path.read_text("utf-8"), CourseModel)
+    except ContentProblemsError as raised:
+        raise ContentError(raised.problems, content_dir) from None
+
+    published = {entry.slug: not entry.planned for entry in course_model.chapters}
+    chapters: list[Chapter] = []
+    seen: set[str] = set()
+    for index, entry in enumerate(course_model.chapters):
+        line = line_of(course_node, ("chapters", index, "slug"))
+        if entry.slug in seen:
+            collector.add(course_path, _one_based(line), f"duplicate chapter slug '{entry.slug}'")
+            continue
+        seen.add(entry.slug)
+        chapter_dir = content_dir / "guides" / entry.slug
+        titles = entry.title.model_dump()
+        if entry.planned:
+            if chapter_dir.exists():
+                collector.add(course_path, _one_based(line),
+                              f"chapter '{entry.slug}' is marked planned but guides/{entry.slug}/ exists")
+            chapters.append(Chapter(slug=entry.slug, titles=titles, pages={}))
+            continue
+        pages = _load_chapter(chapter_dir, entry.slug, resolve_figure, published, collector)
+        if pages is not None:
+            chapters.append(Chapter(slug=entry.slug, titles=titles, pages=pages))
+
+    guides_dir = content_dir / "guides"
+    if guides_dir.is_dir():
+        for directory in sorted(path for path in guides_dir.iterdir() if path.is_dir()):
+            if directory.name not in seen:
+                collector.add(directory, None, f"guides/{directory.name}/ is not listed in course.yaml")
+
+    if collector.problems:
+        raise ContentError(collector.problems, content_dir)
+    return Course(
+        titles=course_model.title.model_dump(),
+        descriptions=course_model.description.model_dump(),
+        chapters=tuple(chapters),
+    )
+
+
+def _one_based(line: int) -> int:
+    return line + 1
+
+
+def _load_chapter(
+    chapter_dir: Path,
+    slug: str,
+    resolve_figure: FigureResolver,
+    published: Mapping[str, bool],
+    collector: _Collector,
+) -> dict[str, ChapterPage] | None:
+    pages: dict[str, ChapterPage] = {}
+    for language in LANGUAGES:
+        path = chapter_dir / f"{language}.md"
+        if not path.is_file():
+            collector.add(path, None, f"missing translation: guides/{slug}/{language}.md does not exist")
+            continue
+        links = {f"/{language}/": True} | {
+            f"/{language}/guides/{other}": is_published for other, is_published in published.items()
+        }
+        page = _load_page(path, slug, language, resolve_figure, links, collector)
+        if page is not None:
+            pages[language] = page
+    if len(pages) != len(LANGUAGES):
+        return None
+    _check_parity(chapter_dir, pages, collector)
+    return pages
+
+
+def _load_page(
+    path: Path,
+    slug: str,
+    language: str,
+    resolve_figure: FigureResolver,
+    internal_links: Mapping[str, bool],
+    collector: _Collector,
+) -> ChapterPage | None:
+    before = len(collector.problems)
+    try:
+        document = split_front_matter(path, path.read_text("utf-8"))
+        front, front_node = parse_yaml(
+            path, document.front_matter, FrontMatterModel, first_line=document.front_matter_first_line
+        )
+    except ContentProblemsError as raised:
+        collector.extend(raised.problems)
+        return None
+
+    def at_body_line(relative: int | None) -> int | None:
+        return None if relative is None else document.body_first_line + relative
+
+    body = substitute_figures(
+        document.body, language, resolve_figure,
+        lambda relative, message: collector.add(path, at_body_line(relative), message),
+    )
+    source_ids = [source.id for source in front.sources]
+    cited = _check_citations(path, body, source_ids, at_body_line, collector)
+    for index, source in enumerate(front.sources):
+        source_line = line_of(front_node, ("sources", index, "id"))
+        if source.id not in cited:
+            collector.add(path, document.front_matter_first_line + source_line,
+                          f"source '{source.id}' is never cited (cite it as [^{source.id}])")
+        if source_ids.count(source.id) > 1 and source_ids.index(source.id) != index:
+            collector.add(path, document.front_matter_first_line + source_line,
+                          f"source id '{source.id}' is used twice")
+
+    definitions = "".join(f"\n[^{source.id}]: [{source.title}]({source.url})\n" for source in front.sources)
+    rendered = render_markdown(body + "\n" + definitions, internal_links)
+    for relative, message in rendered.problems:
+        collector.add(path, at_body_line(relative), message)
+    if len(collector.problems) > before:
+        return None
+    return ChapterPage(
+        slug=slug,
+        language=language,
+        title=front.title,
+        summary=front.summary,
+        updated=front.updated,
+        body=rendered.body,
+        sources_html=rendered.sources_html,
+        toc=rendered.toc,
+        sources=tuple(Source(id=s.id, title=s.title, url=str(s.url)) for s in front.sources),
+        faq=tuple(FaqEntry(question=f.question, answer=f.answer) for f in front.faq),
+        reading_minutes=reading_minutes(rendered.text),
+        text=rendered.text,
+    )
+
+
+def _check_citations(
+    path: Path,
+    body: str,
+    source_ids: list[str],
+    at_body_line: Callable[[int | None], int | None],
+    collector: _Collector,
+) -> set[str]:
+    cited: set[str] = set()
+    for index, line in enumerate(body.split("\n")):
+        for match in _CITATION.finditer(line):
+            label, is_definition = match.group(1), bool(match.group(2))
+            if is_definition and match.start() == 0:
+                collector.add(path, at_body_line(index),
+                              f"footnote definition [^{label}]: list sources in the front matter instead")
+            elif label not in source_ids:
+                collector.add(path, at_body_line(index),
+                              f"citation [^{label}] names no source (known: {', '.join(source_ids)})")
+            else:
+                cited.add(label)
+    return cited
+
+
+def _check_parity(chapter_dir: Path, pages: dict[str, ChapterPage], collector: _Collector) -> None:
+    reference = pages[LANGUAGES[0]]
+    for language in LANGUAGES[1:]:
+        page = pages[language]
+        path = chapter_dir / f"{language}.md"
+        missing = [anchor for anchor in (e.anchor for e in reference.toc) if anchor not in page.anchors]
+        extra = [anchor for anchor in (e.anchor for e in page.toc) if anchor not in reference.anchors]
+        if missing:
+            collector.add(path, None, f"sections missing compared with {LANGUAGES[0]}.md: {', '.join(missing)}")
+        if extra:
+            collector.add(path, None, f"sections not in {LANGUAGES[0]}.md: {', '.join(extra)}")
+        if page.diagrams != reference.diagrams:
+            collector.add(path, None, f"diagrams {list(page.diagrams)} differ from {LANGUAGES[0]}.md's "
+                                      f"{list(reference.diagrams)}")
+        if {s.id for s in page.sources} != {s.id for s in reference.sources}:
+            collector.add(path, None, f"sources differ from {LANGUAGES[0]}.md's")
+
+
+def reading_minutes(text: str) -> int:
+    hangul = len(_HANGUL.findall(text))
+    other_words = sum(1 for word in text.split() if not _HANGUL.search(word))
+    minutes = hangul / HANGUL_SYLLABLES_PER_MINUTE + other_words / WORDS_PER_MINUTE
+    return max(1, math.ceil(minutes))

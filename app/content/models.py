@@ -1,0 +1,99 @@
+"""The validated, rendered course: immutable, built once at start-up and served from memory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+LANGUAGES: tuple[str, ...] = ("en", "ko")
+DIAGRAM_NAMES: frozenset[str] = frozenset({"link-compare", "topology", "ring-allreduce", "busbw-sweep", "scaling"})
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    id: str
+    title: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class FaqEntry:
+    question: str
+    answer: str
+
+
+@dataclass(frozen=True, slots=True)
+class TocEntry:
+    level: int
+    anchor: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class BodyPart:
+    """A run of rendered HTML, or (when `diagram` is set) the place where an interactive diagram goes."""
+
+    html: str = ""
+    diagram: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChapterPage:
+    slug: str
+    language: str
+    title: str
+    summary: str
+    updated: date
+    body: tuple[BodyPart, ...]
+    sources_html: str  # the cited sources as an ordered list, in order of first citation
+    toc: tuple[TocEntry, ...]
+    sources: tuple[Source, ...]
+    faq: tuple[FaqEntry, ...]
+    reading_minutes: int
+    text: str  # plain text of the body, for search
+
+    @property
+    def anchors(self) -> frozenset[str]:
+        return frozenset(entry.anchor for entry in self.toc)
+
+    @property
+    def diagrams(self) -> tuple[str, ...]:
+        return tuple(part.diagram for part in self.body if part.diagram is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class Chapter:
+    slug: str
+    titles: dict[str, str]
+    pages: dict[str, ChapterPage]  # empty while the chapter is planned
+
+    @property
+    def planned(self) -> bool:
+        return not self.pages
+
+
+@dataclass(frozen=True, slots=True)
+class Course:
+    titles: dict[str, str]
+    descriptions: dict[str, str]
+    chapters: tuple[Chapter, ...]
+
+    @property
+    def published(self) -> tuple[Chapter, ...]:
+        return tuple(chapter for chapter in self.chapters if not chapter.planned)
+
+    def chapter(self, slug: str) -> Chapter | None:
+        for chapter in self.published:
+            if chapter.slug == slug:
+                return chapter
+        return None
+
+    def neighbours(self, slug: str) -> tuple[Chapter | None, Chapter | None]:
+        """The published chapters before and after `slug` in course order."""
+        published = self.published
+        for index, chapter in enumerate(published):
+            if chapter.slug == slug:
+                previous = published[index - 1] if index > 0 else None
+                following = published[index + 1] if index + 1 < len(published) else None
+                return previous, following
+        return None, None

@@ -1,0 +1,51 @@
+"""Course pages: language negotiation at /, the course home, and chapters."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse
+from starlette.responses import Response
+
+from app.web.deps import LanguageDep, StateDep, app_state, require_chapter, require_language
+from app.web.i18n import LANGUAGE_COOKIE, negotiate_language
+
+router = APIRouter()
+
+LANGUAGE_COOKIE_MAX_AGE_S = 365 * 24 * 3600
+
+
+def _remember_language(response: Response, request: Request, language: str) -> None:
+    if request.cookies.get(LANGUAGE_COOKIE) != language:
+        response.set_cookie(
+            LANGUAGE_COOKIE, language, max_age=LANGUAGE_COOKIE_MAX_AGE_S, path="/", samesite="lax",
+            secure=request.url.scheme == "https", httponly=True,
+        )
+
+
+@router.get("/", name="root", include_in_schema=False)
+async def root(request: Request) -> RedirectResponse:
+    language = negotiate_language(request.cookies.get(LANGUAGE_COOKIE), request.headers.get("accept-language"))
+    response = RedirectResponse(request.app.url_path_for("home", lang=language), status_code=303)
+    response.headers["vary"] = "Cookie, Accept-Language"
+    return response
+
+
+@router.get("/{lang}/", name="home", include_in_schema=False)
+async def home(request: Request, lang: LanguageDep, state: StateDep) -> Response:
+    response = state.templates.render(request, "home.html", lang)
+    _remember_language(response, request, lang)
+    return response
+
+
+@router.get("/{lang}/guides/{slug}", name="chapter", include_in_schema=False)
+async def chapter(request: Request, lang: str, slug: str) -> Response:
+    language = require_language(lang)
+    state = app_state(request)
+    chapter = require_chapter(state, slug)
+    previous, following = state.course.neighbours(chapter.slug)
+    response = state.templates.render_shared(
+        request, "chapter.html", language,
+        {"chapter": chapter, "page": chapter.pages[language], "previous": previous, "following": following},
+    )
+    _remember_language(response, request, language)
+    return response

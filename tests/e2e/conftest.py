@@ -1,0 +1,108 @@
+"""End-to-end fixtures: a real uvicorn serving the app, and Debian's Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run", "--disable-quic",
+]
+AXE_SOURCE = PROJECT_ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/e2e/" in str(item.path):
+            item.add_marker(pytest.mark.e2e)
+
+
+def _require_browser() -> None:
+    missing = [str(path) for path in (Path(CHROMIUM), AXE_SOURCE) if not path.exists()]
+    if missing:
+        reason = f"browser tests need {', '.join(missing)} (apt-get install chromium; npm ci)"
+        if os.environ.get("E2E_REQUIRED") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app under a real uvicorn process, on SQLite in a temporary folder."""
+    _require_browser()
+    port = _free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    var_dir = tmp_path_factory.mktemp("e2e-var")
+    environment = os.environ | {
+        "ENV": "test", "VAR_DIR": str(var_dir), "BASE_URL": base_url, "SECRET_KEY": "e2e-" + "k" * 40,
+    }
+    environment.pop("DATABASE_URL", None)
+    log_path = var_dir / "server.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)],
+            cwd=PROJECT_ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"uvicorn did not start:\n{log_path.read_text()}")
+                time.sleep(0.1)
+            yield base_url
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser(live_server: str) -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    yield opened
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir() -> Path | None:
+    """Set SCREENSHOT_DIR to keep screenshots of the pages the tests visit, for people to look at."""
+    configured = os.environ.get("SCREENSHOT_DIR")
+    if not configured:
+        return None
+    path = Path(configured)
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path
