@@ -12,6 +12,8 @@ from dataclasses import fields, is_dataclass
 
 from babel.numbers import format_decimal
 
+from app import simulator
+
 PLACEHOLDER = re.compile(r"\{\{\s*(?P<kind>[a-z]+):(?P<id>[a-z0-9-]+):(?P<field>[A-Za-z_]+)\s*\}\}")
 ANY_DOUBLE_BRACE = re.compile(r"\{\{.*?\}\}")
 
@@ -24,8 +26,6 @@ class UnknownFigureError(LookupError):
 
 def simulator_figure(kind: str, preset_id: str, field: str) -> int | float | str:
     """The value of `field` on the link or system preset `preset_id`."""
-    from app import simulator
-
     presets: dict[str, object]
     if kind == "link":
         presets = dict(simulator.LINKS)
