@@ -33,7 +33,7 @@ One rank (n = 1) has no peer: nothing crosses a link, so time, algbw and busbw a
 import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.simulator.calibration import (
     BASE_LATENCY_US,
@@ -76,8 +76,10 @@ _RING_PROTOCOLS: tuple[Protocol, ...] = ("LL", "LL128", "Simple")
 _DIRECT_PROTOCOLS: tuple[Protocol, ...] = ("LL", "Simple")
 
 
-@dataclass(frozen=True, slots=True)
-class Phase:
+# Phase and CollectiveResult are NamedTuples, not frozen dataclasses like the rest of the package: a sweep builds
+# hundreds of them, and a frozen dataclass's __init__ (one object.__setattr__ per field) cost three times as much,
+# most of the 1 ms budget for a full sweep of every operation. They are just as immutable and typed.
+class Phase(NamedTuple):
     """One stage of a collective and the link that carries it; the phases of a result add up to its time."""
 
     name: str
@@ -85,8 +87,7 @@ class Phase:
     time_s: float
 
 
-@dataclass(frozen=True, slots=True)
-class CollectiveResult:
+class CollectiveResult(NamedTuple):
     """What one collective costs, in the terms nccl-tests prints."""
 
     op: str
@@ -337,18 +338,10 @@ def _evaluate(plan: _Plan, message_bytes: int) -> CollectiveResult:
             slowest_link, slowest_bandwidth_s = link, bandwidth_s
     bottleneck = "latency" if latency_s > best_time_s - latency_s else slowest_link
     algbw_GBps = message_bytes / best_time_s / _GB
+    # Positional: keyword arguments cost a third more on this path, which runs for every size of a sweep.
     return CollectiveResult(
-        op=plan.op,
-        algorithm=best.algorithm,
-        mode=plan.mode,
-        ranks=plan.ranks,
-        message_bytes=message_bytes,
-        time_s=best_time_s,
-        algbw_GBps=algbw_GBps,
-        busbw_GBps=algbw_GBps * plan.busbw_factor,
-        bottleneck=bottleneck,
-        phases=tuple(phases),
-        assumptions=plan.assumptions[best.algorithm],
+        plan.op, best.algorithm, plan.mode, plan.ranks, message_bytes, best_time_s, algbw_GBps,
+        algbw_GBps * plan.busbw_factor, bottleneck, tuple(phases), plan.assumptions[best.algorithm],
     )
 
 
