@@ -56,6 +56,9 @@ ALGORITHMS = ("auto", "ring", "tree", "nvls", "hierarchical", "direct")
 MODES = ("calibrated", "ideal")
 MIN_MESSAGE_BYTES = 1
 MAX_MESSAGE_BYTES = 2**40
+# 1 MB/s: below it, 2^40 bytes would take longer than floats represent well, and a subnormal bandwidth would
+# overflow the time to infinity.
+MIN_BANDWIDTH_OVERRIDE_GBPS = 0.001
 MAX_BANDWIDTH_OVERRIDE_GBPS = 100_000.0
 MAX_ALPHA_US = 1e6
 
@@ -367,13 +370,17 @@ def _check_message_bytes(value: object, parameter: str) -> int:
 
 def _check_bandwidth(value: object, parameter: str) -> float:
     # The chained comparison is False for NaN, so NaN is rejected too.
-    if isinstance(value, int | float) and not isinstance(value, bool) and 0.0 < value <= MAX_BANDWIDTH_OVERRIDE_GBPS:
+    if (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and MIN_BANDWIDTH_OVERRIDE_GBPS <= value <= MAX_BANDWIDTH_OVERRIDE_GBPS
+    ):
         return float(value)
     raise SimulationError(
         parameter,
-        f"{parameter} must be a number of GB/s above 0 and at most {MAX_BANDWIDTH_OVERRIDE_GBPS:g}",
+        f"{parameter} must be a number of GB/s from {MIN_BANDWIDTH_OVERRIDE_GBPS:g} to {MAX_BANDWIDTH_OVERRIDE_GBPS:g}",
         code="out_of_range",
-        allowed=f"(0, {MAX_BANDWIDTH_OVERRIDE_GBPS:g}]",
+        allowed=f"{MIN_BANDWIDTH_OVERRIDE_GBPS:g}..{MAX_BANDWIDTH_OVERRIDE_GBPS:g}",
     )
 
 

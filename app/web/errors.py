@@ -18,6 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.web.i18n import LANGUAGE_COOKIE, SUPPORTED_LANGUAGES, negotiate_language
 from app.web.templating import Templates
+from app.web.validation_messages import validation_message
 
 logger = logging.getLogger(__name__)
 
@@ -25,9 +26,13 @@ API_PREFIX = "/api/"
 
 
 def request_language(request: Request) -> str:
+    """The path's language, else an API call's ?lang=, else the cookie, else Accept-Language."""
     first_segment = request.url.path.strip("/").split("/", 1)[0]
     if first_segment in SUPPORTED_LANGUAGES:
         return first_segment
+    query_language = request.query_params.get("lang")
+    if query_language in SUPPORTED_LANGUAGES:
+        return query_language
     return negotiate_language(request.cookies.get(LANGUAGE_COOKIE), request.headers.get("accept-language"))
 
 
@@ -55,16 +60,9 @@ async def http_exception_handler(request: Request, exc: Exception) -> Response:
 async def validation_exception_handler(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     if is_api(request):
-        return JSONResponse({"detail": _validation_message(exc)}, status_code=422)
+        translations = request.app.state.interconnects.translations[request_language(request)]
+        return JSONResponse({"detail": validation_message(exc.errors(), translations)}, status_code=422)
     return error_page(request, 422)
-
-
-def _validation_message(exc: RequestValidationError) -> str:
-    messages = []
-    for error in exc.errors():
-        location = ".".join(str(part) for part in error.get("loc", ()) if part not in ("query", "body", "path"))
-        messages.append(f"{location}: {error.get('msg', 'invalid value')}" if location else error.get("msg", ""))
-    return "; ".join(messages) or "invalid request"
 
 
 class ErrorPageMiddleware:

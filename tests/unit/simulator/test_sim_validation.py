@@ -76,6 +76,11 @@ def test_bandwidth_overrides_out_of_range(parameter: str, value: object) -> None
 
 def test_bandwidth_override_upper_bound_is_inclusive() -> None:
     assert simulate_collective("sendrecv", 1024, scale_up_GBps=100_000.0).time_s > 0
+    slowest = simulate_collective("all_reduce", 2**40, nodes=2, scale_up_GBps=0.001, scale_out_GBps=0.001)
+    assert math.isfinite(slowest.time_s)
+    for tiny in (5e-324, 0.000999):
+        with pytest.raises(SimulationError, match=r"from 0\.001 to 100000"):
+            simulate_collective("sendrecv", 1024, scale_up_GBps=tiny)
 
 
 @pytest.mark.parametrize("value", [-0.1, 1e6 + 1, math.nan])
