@@ -121,3 +121,13 @@ def test_narrow_screen_has_no_horizontal_scroll(browser: Browser, live_server: s
         page.screenshot(path=str(screenshot_dir / f"mobile-{path.strip('/').replace('/', '_')}.png"))
     context.close()
     assert overflow <= 0
+
+
+def test_api_reference_renders_under_the_strict_csp(page: Page, live_server: str) -> None:
+    console: list[str] = []
+    page.on("console", lambda message: console.append(message.text))
+    page.goto(f"{live_server}/docs")
+    expect(page.locator(".opblock-summary-path").first).to_be_visible(timeout=15_000)
+    paths = page.locator(".opblock-summary-path").all_inner_texts()
+    assert "/api/v1/simulate/collective" in paths
+    assert [text for text in console if "Content Security Policy" in text or "Refused" in text] == []

@@ -67,7 +67,8 @@ def test_policy_constant_is_the_required_one() -> None:
     ("path", "status"),
     [
         ("/", 303), ("/en/", 200), ("/ko/guides/nvlink", 200), ("/healthz", 200), ("/metrics", 200),
-        ("/sitemap.xml", 200), ("/robots.txt", 200), ("/openapi.json", 200), ("/static/css/site.css", 200),
+        ("/sitemap.xml", 200), ("/robots.txt", 200), ("/openapi.json", 200), ("/docs", 200),
+        ("/static/css/site.css", 200),
         ("/static/no-such-file.css", 404), ("/en/no-such-page", 404), ("/en/boom", 500), ("/api/v1/boom", 500),
     ],
 )

@@ -32,6 +32,12 @@ async def metrics(state: StateDep) -> Response:
     return Response(generate_latest(state.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
 
+@router.get("/docs", name="docs", include_in_schema=False)
+async def docs(request: Request, state: StateDep) -> Response:
+    """Swagger UI for the JSON API, served from our own static files (no CDN, no inline script)."""
+    return state.templates.render(request, "docs.html", "en")
+
+
 @router.get("/robots.txt", name="robots", include_in_schema=False)
 async def robots(state: StateDep) -> PlainTextResponse:
     lines = ["User-agent: *", "Disallow: /api/", "Disallow: /metrics", "",
