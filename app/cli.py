@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -19,11 +21,16 @@ cli.add_typer(db_cli, name="db")
 cli.add_typer(content_cli, name="content")
 
 
-def _database() -> Database:
+@contextmanager
+def _database() -> Iterator[Database]:
     settings = get_settings()
     if settings.is_sqlite:
         settings.var_dir.mkdir(parents=True, exist_ok=True)
-    return Database.from_url(settings.sqlalchemy_url)
+    database = Database.from_url(settings.sqlalchemy_url)
+    try:
+        yield database
+    finally:
+        database.dispose()
 
 
 @cli.command()
@@ -50,23 +57,25 @@ def serve(
 @db_cli.command()
 def upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head") -> None:
     """Upgrade the schema (default: to the newest revision)."""
-    migrations.upgrade(_database(), revision)
-    typer.echo(f"schema at {', '.join(migrations.current_revisions(_database())) or 'base'}")
+    with _database() as database:
+        migrations.upgrade(database, revision)
+        typer.echo(f"schema at {', '.join(migrations.current_revisions(database)) or 'base'}")
 
 
 @db_cli.command()
 def downgrade(revision: Annotated[str, typer.Argument(help="Target revision, e.g. -1 or base.")]) -> None:
     """Downgrade the schema to REVISION."""
-    migrations.downgrade(_database(), revision)
-    typer.echo(f"schema at {', '.join(migrations.current_revisions(_database())) or 'base'}")
+    with _database() as database:
+        migrations.downgrade(database, revision)
+        typer.echo(f"schema at {', '.join(migrations.current_revisions(database)) or 'base'}")
 
 
 @db_cli.command()
 def current() -> None:
     """Print the schema's current revision and the newest one."""
-    database = _database()
-    typer.echo(f"current: {', '.join(migrations.current_revisions(database)) or 'base (empty)'}")
-    typer.echo(f"head:    {', '.join(migrations.head_revisions(database))}")
+    with _database() as database:
+        typer.echo(f"current: {', '.join(migrations.current_revisions(database)) or 'base (empty)'}")
+        typer.echo(f"head:    {', '.join(migrations.head_revisions(database))}")
 
 
 @content_cli.command("check")
@@ -92,3 +101,7 @@ def _fail(message: str) -> None:
 
 def main() -> None:
     cli()
+
+
+if __name__ == "__main__":
+    main()

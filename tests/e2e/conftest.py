@@ -47,7 +47,7 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The app under a real uvicorn process, on SQLite in a temporary folder."""
+    """The app as `interconnects serve` runs it (a real uvicorn process), on SQLite in a temporary folder."""
     _require_browser()
     port = _free_port()
     base_url = f"http://127.0.0.1:{port}"
@@ -59,7 +59,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log_path = var_dir / "server.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)],
+            [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
             cwd=PROJECT_ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT,
         )
         try:
