@@ -131,3 +131,17 @@ def test_api_reference_renders_under_the_strict_csp(page: Page, live_server: str
     paths = page.locator(".opblock-summary-path").all_inner_texts()
     assert "/api/v1/simulate/collective" in paths
     assert [text for text in console if "Content Security Policy" in text or "Refused" in text] == []
+
+
+def test_print_stylesheet_keeps_the_text_and_drops_navigation(page: Page, live_server: str) -> None:
+    page.emulate_media(media="print")
+    page.goto(f"{live_server}/en/guides/nvlink")
+    expect(page.locator(".site-header")).to_be_hidden()
+    expect(page.locator("nav.toc")).to_be_hidden()
+    expect(page.locator("#deep-dive")).to_be_visible()
+    link_suffix = page.evaluate(
+        "() => getComputedStyle(document.querySelector('.prose a[href^=\"http\"]'), '::after').content"
+    )
+    assert "attr(href)" in link_suffix or "http" in link_suffix
+    pdf = page.pdf(format="A4")
+    assert pdf.startswith(b"%PDF")
