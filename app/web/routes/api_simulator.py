@@ -87,30 +87,51 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 _MAX_NODES = max(system.max_nodes for system in SYSTEMS.values())
 _MAX_GPUS_PER_NODE = max(system.gpus_per_node for system in SYSTEMS.values())
 
-# Ranges and choices are in the schema so that clients (and Schemathesis) know them; limits that depend on the
-# chosen system (its node count and GPUs per node) are checked by the simulator, which names them in the 422.
-OpQuery = Annotated[str, Query(description="The collective.", json_schema_extra={"enum": list(OPS)})]
-SystemQuery = Annotated[str, Query(description="A system id from /api/v1/systems.",
-                                   json_schema_extra={"enum": list(SYSTEMS)})]
-NodesQuery = Annotated[int, Query(ge=1, le=_MAX_NODES, description="Nodes (servers or racks); 1 to the system's "
-                                                                   "max_nodes.")]
-GpusQuery = Annotated[int | None, Query(ge=1, le=_MAX_GPUS_PER_NODE,
-                                        description="GPUs used per node; default all of the system's.")]
-AlgorithmQuery = Annotated[str, Query(description="auto = the fastest the model knows for the system.",
-                                      json_schema_extra={"enum": list(ALGORITHMS)})]
-ModeQuery = Annotated[str, Query(description="calibrated (realistic) or ideal (alpha-beta at line rate).",
-                                 json_schema_extra={"enum": list(MODES)})]
 _BANDWIDTH_RANGE: dict[str, Any] = {
     "ge": MIN_BANDWIDTH_OVERRIDE_GBPS, "le": MAX_BANDWIDTH_OVERRIDE_GBPS, "allow_inf_nan": False,
 }
-ScaleUpQuery = Annotated[float | None, Query(description="Override: per-GPU per-direction scale-up GB/s.",
-                                             **_BANDWIDTH_RANGE)]
-ScaleOutQuery = Annotated[float | None, Query(description="Override: per-GPU per-direction scale-out GB/s.",
-                                              **_BANDWIDTH_RANGE)]
-AlphaQuery = Annotated[float | None, Query(ge=0, le=MAX_ALPHA_US, allow_inf_nan=False,
-                                           description="Override: per-step latency in microseconds.")]
-MessageBytesQuery = Annotated[int, Query(ge=MIN_MESSAGE_BYTES, le=MAX_MESSAGE_BYTES,
-                                         description="The nccl-tests 'size' in bytes, 1 to 2^40.")]
+
+
+class SystemQuery(BaseModel):
+    """What every simulation takes. Ranges and choices are in the schema so that clients (and Schemathesis) know
+    them; limits that depend on the chosen system (its nodes, its GPUs per node) are checked by the simulator,
+    which names them in the 422."""
+
+    op: str = Field(description="The collective.", json_schema_extra={"enum": list(OPS)})
+    system: str = Field("dgx-h100", description="A system id from /api/v1/systems.",
+                        json_schema_extra={"enum": list(SYSTEMS)})
+    nodes: int = Field(1, ge=1, le=_MAX_NODES, description="Nodes (servers or racks); 1 to the system's max_nodes.")
+    gpus_per_node: int | None = Field(None, ge=1, le=_MAX_GPUS_PER_NODE,
+                                      description="GPUs used per node; default all of the system's.")
+    algorithm: str = Field("auto", description="auto = the fastest the model knows for the system.",
+                           json_schema_extra={"enum": list(ALGORITHMS)})
+    mode: str = Field("calibrated", description="calibrated (realistic) or ideal (alpha-beta at line rate).",
+                      json_schema_extra={"enum": list(MODES)})
+    scale_up_GBps: float | None = Field(None, description="Override: per-GPU per-direction scale-up GB/s.",
+                                        **_BANDWIDTH_RANGE)
+    scale_out_GBps: float | None = Field(None, description="Override: per-GPU per-direction scale-out GB/s.",
+                                         **_BANDWIDTH_RANGE)
+    alpha_us: float | None = Field(None, ge=0, le=MAX_ALPHA_US, allow_inf_nan=False,
+                                   description="Override: per-step latency in microseconds.")
+
+    def model_arguments(self) -> dict[str, Any]:
+        return self.model_dump(exclude={"op"})
+
+
+class CollectiveQuery(SystemQuery):
+    message_bytes: int = Field(ge=MIN_MESSAGE_BYTES, le=MAX_MESSAGE_BYTES,
+                               description="The nccl-tests 'size' in bytes, 1 to 2^40.")
+
+    def model_arguments(self) -> dict[str, Any]:
+        return self.model_dump(exclude={"op", "message_bytes"})
+
+
+class SweepQuery(SystemQuery):
+    min_bytes: int = Field(8, ge=MIN_MESSAGE_BYTES, le=MAX_MESSAGE_BYTES, description="First size in bytes.")
+    max_bytes: int = Field(8 * 2**30, ge=MIN_MESSAGE_BYTES, le=MAX_MESSAGE_BYTES, description="Last size in bytes.")
+
+    def model_arguments(self) -> dict[str, Any]:
+        return self.model_dump(exclude={"op", "min_bytes", "max_bytes"})
 
 
 def _error(request: Request, error: SimulationError) -> JSONResponse:
@@ -137,24 +158,9 @@ async def systems() -> JSONResponse:
 @router.get(
     "/simulate/collective", response_model=CollectiveOut, responses=ERROR_RESPONSES, summary="One collective",
 )
-async def simulate(
-    request: Request,
-    op: OpQuery,
-    message_bytes: MessageBytesQuery,
-    system: SystemQuery = "dgx-h100",
-    nodes: NodesQuery = 1,
-    gpus_per_node: GpusQuery = None,
-    algorithm: AlgorithmQuery = "auto",
-    mode: ModeQuery = "calibrated",
-    scale_up_GBps: ScaleUpQuery = None,
-    scale_out_GBps: ScaleOutQuery = None,
-    alpha_us: AlphaQuery = None,
-) -> JSONResponse:
+async def simulate(request: Request, query: Annotated[CollectiveQuery, Query()]) -> JSONResponse:
     try:
-        result = simulate_collective(
-            op, message_bytes, system=system, nodes=nodes, gpus_per_node=gpus_per_node, algorithm=algorithm,
-            mode=mode, scale_up_GBps=scale_up_GBps, scale_out_GBps=scale_out_GBps, alpha_us=alpha_us,
-        )
+        result = simulate_collective(query.op, query.message_bytes, **query.model_arguments())
     except SimulationError as error:
         return _error(request, error)
     return _cached(result.to_dict())
@@ -164,29 +170,9 @@ async def simulate(
     "/simulate/sweep", response_model=list[CollectiveOut], responses=ERROR_RESPONSES,
     summary="A sweep over powers of two, like all_reduce_perf -b MIN -e MAX -f 2",
 )
-async def simulate_sweep(
-    request: Request,
-    op: OpQuery,
-    system: SystemQuery = "dgx-h100",
-    nodes: NodesQuery = 1,
-    gpus_per_node: GpusQuery = None,
-    algorithm: AlgorithmQuery = "auto",
-    mode: ModeQuery = "calibrated",
-    scale_up_GBps: ScaleUpQuery = None,
-    scale_out_GBps: ScaleOutQuery = None,
-    alpha_us: AlphaQuery = None,
-    min_bytes: Annotated[int, Query(ge=MIN_MESSAGE_BYTES, le=MAX_MESSAGE_BYTES,
-                                    description="First size in bytes.")] = 8,
-    max_bytes: Annotated[int, Query(ge=MIN_MESSAGE_BYTES, le=MAX_MESSAGE_BYTES,
-                                    description="Last size in bytes.")] = 8 * 2**30,
-) -> JSONResponse:
+async def simulate_sweep(request: Request, query: Annotated[SweepQuery, Query()]) -> JSONResponse:
     try:
-        results = sweep(
-            op, min_bytes, max_bytes, system=system, nodes=nodes, gpus_per_node=gpus_per_node,
-            algorithm=algorithm, mode=mode, scale_up_GBps=scale_up_GBps, scale_out_GBps=scale_out_GBps,
-            alpha_us=alpha_us,
-        )
+        results = sweep(query.op, query.min_bytes, query.max_bytes, **query.model_arguments())
     except SimulationError as error:
         return _error(request, error)
     return _cached([result.to_dict() for result in results])
-
