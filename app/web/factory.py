@@ -17,7 +17,7 @@ from app.web.errors import EXCEPTION_HANDLERS, ErrorPageMiddleware
 from app.web.i18n import load_translations
 from app.web.identity import LearnerIdentityMiddleware
 from app.web.metrics import MetricsMiddleware, RequestMetrics
-from app.web.routes import api_simulator, operations, pages
+from app.web.routes import api_simulator, lab, operations, pages
 from app.web.security import SecurityHeadersMiddleware
 from app.web.state import AppState
 from app.web.templating import STATIC_DIR, Templates
@@ -65,6 +65,8 @@ def build_app(settings: Settings) -> FastAPI:
     app.state.interconnects = state
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(operations.router)
+    app.include_router(lab.router)
+    lab.install_diagrams(state)
     app.include_router(api_simulator.router)
     app.include_router(pages.router)
 

@@ -1,0 +1,98 @@
+"""Geometry shared by the diagrams: linear and logarithmic scales with readable ticks, and point lists.
+
+Coordinates are rounded to 0.1 user unit: the SVG stays small and identical from one render to the next.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+
+def px(value: float) -> float:
+    return round(value, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    value: float
+    position: float
+    label: str
+    major: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class LinearScale:
+    domain_min: float
+    domain_max: float
+    range_min: float
+    range_max: float
+
+    def __call__(self, value: float) -> float:
+        span = self.domain_max - self.domain_min or 1.0
+        return px(self.range_min + (value - self.domain_min) / span * (self.range_max - self.range_min))
+
+    def ticks(self, step: float, label: Callable[[float], str]) -> list[Tick]:
+        count = math.floor((self.domain_max - self.domain_min) / step + 1e-9)
+        values = [self.domain_min + i * step for i in range(count + 1)]
+        return [Tick(v, self(v), label(v)) for v in values]
+
+
+@dataclass(frozen=True, slots=True)
+class LogScale:
+    domain_min: float
+    domain_max: float
+    range_min: float
+    range_max: float
+
+    def __call__(self, value: float) -> float:
+        low, high = math.log(self.domain_min), math.log(self.domain_max)
+        fraction = (math.log(max(value, self.domain_min * 1e-3)) - low) / ((high - low) or 1.0)
+        return px(self.range_min + fraction * (self.range_max - self.range_min))
+
+    def decade_ticks(self, label: Callable[[float], str]) -> list[Tick]:
+        """Major ticks at powers of ten, minor ones at 2x and 5x."""
+        ticks = []
+        exponent = math.floor(math.log10(self.domain_min))
+        while 10.0**exponent <= self.domain_max * (1 + 1e-9):
+            for multiple in (1, 2, 5):
+                value = multiple * 10.0**exponent
+                if self.domain_min * (1 - 1e-9) <= value <= self.domain_max * (1 + 1e-9):
+                    ticks.append(Tick(value, self(value), label(value), major=multiple == 1))
+            exponent += 1
+        return ticks
+
+    def power_of_two_ticks(self, label: Callable[[float], str], every: int) -> list[Tick]:
+        """A tick at each power of two; every ``every``-th exponent is a labelled major tick."""
+        ticks = []
+        exponent = math.ceil(math.log2(self.domain_min) - 1e-9)
+        while 2.0**exponent <= self.domain_max * (1 + 1e-9):
+            value = 2.0**exponent
+            major = exponent % every == 0
+            ticks.append(Tick(value, self(value), label(value) if major else "", major=major))
+            exponent += 1
+        return ticks
+
+
+def nice_step(span: float, target_ticks: int = 5) -> float:
+    """A round tick step (1, 2 or 5 x 10^k) giving about ``target_ticks`` intervals over ``span``."""
+    raw = span / max(target_ticks, 1)
+    magnitude = 10.0 ** math.floor(math.log10(raw))
+    for multiple in (1, 2, 2.5, 5, 10):
+        if multiple * magnitude >= raw:
+            return multiple * magnitude
+    return 10 * magnitude
+
+
+def nice_max(value: float, target_ticks: int = 5) -> tuple[float, float]:
+    """The axis maximum (a multiple of the step just above ``value``) and its step."""
+    if value <= 0:
+        return 1.0, 0.2
+    step = nice_step(value, target_ticks)
+    return step * math.ceil(value / step - 1e-9), step
+
+
+def points(pairs: Iterable[tuple[float, float]]) -> str:
+    """An SVG ``points`` attribute."""
+    return " ".join(f"{px(x):g},{px(y):g}" for x, y in pairs)

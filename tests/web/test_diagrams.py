@@ -1,0 +1,374 @@
+"""The interactive diagrams over HTTP: fragments and pages, accessible SVG, numbers that match the model, and
+422 messages in the learner's language for bad input."""
+
+from __future__ import annotations
+
+import math
+import re
+from html.parser import HTMLParser
+from xml.etree import ElementTree
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.simulator import LINKS, SYSTEMS, simulate_collective, sweep, training_step, transfer_time_s
+from app.web.i18n import SUPPORTED_LANGUAGES
+
+DIAGRAM_IDS = ("link-compare", "topology", "ring-allreduce", "busbw-sweep", "scaling")
+HX = {"HX-Request": "true"}
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+class Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.elements: list[tuple[str, dict[str, str | None]]] = []
+        self.scripts: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        self.elements.append((tag, attributes))
+        if tag == "script":
+            self.scripts.append(attributes)
+
+    def ids(self) -> list[str]:
+        return [a["id"] or "" for _, a in self.elements if a.get("id")]
+
+    def find(self, tag: str, **wanted: str) -> list[dict[str, str | None]]:
+        return [a for t, a in self.elements if t == tag and all(a.get(k) == v for k, v in wanted.items())]
+
+
+def collect(html: str) -> Collector:
+    collector = Collector()
+    collector.feed(html)
+    return collector
+
+
+def chart_svgs(html: str) -> list[ElementTree.Element]:
+    """Every <svg role="img"> in the document, parsed as XML."""
+    return [ElementTree.fromstring(match) for match in re.findall(r'<svg class="dg-svg.*?</svg>', html, re.S)]
+
+
+def data_values(html: str) -> list[float]:
+    return [float(v) for v in re.findall(r'<data value="([^"]+)"', html)]
+
+
+def assert_close(actual: float, expected: float) -> None:
+    assert math.isclose(actual, expected, rel_tol=1e-12, abs_tol=1e-15), (actual, expected)
+
+
+def assert_clean(html: str) -> None:
+    """Nothing the CSP blocks: no style attributes, no inline handlers, no inline scripts; no duplicate ids."""
+    page = collect(html)
+    for tag, attributes in page.elements:
+        assert "style" not in attributes, f"<{tag} style=...>"
+        assert not [name for name in attributes if name.startswith("on")], f"inline handler on <{tag}>"
+    for script in page.scripts:
+        assert script.get("src") or script.get("type") == "application/ld+json", "inline script"
+    assert "<style" not in html
+    ids = page.ids()
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
+# --- fragments and pages ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
+@pytest.mark.parametrize("diagram_id", DIAGRAM_IDS)
+def test_fragment_for_htmx_and_full_page_otherwise(client: TestClient, diagram_id: str, language: str) -> None:
+    fragment = client.get(f"/{language}/lab/{diagram_id}", headers=HX)
+    assert fragment.status_code == 200
+    assert "HX-Request" in fragment.headers["vary"]
+    assert "<html" not in fragment.text
+    assert fragment.text.lstrip().startswith('<figure class="dg ')
+    assert f'id="diagram-{diagram_id}"' in fragment.text
+    assert_clean(fragment.text)
+
+    page = client.get(f"/{language}/lab/{diagram_id}")
+    assert page.status_code == 200
+    assert "HX-Request" in page.headers["vary"]
+    assert f'<html lang="{language}"' in page.text
+    assert f'id="diagram-{diagram_id}"' in page.text
+    assert f'href="/{language}/lab"' in page.text, "a way back to the lab"
+    assert_clean(page.text)
+
+
+def test_history_restore_gets_the_full_page(client: TestClient) -> None:
+    response = client.get("/en/lab/topology", headers=HX | {"HX-History-Restore-Request": "true"})
+    assert "<html" in response.text
+
+
+@pytest.mark.parametrize("diagram_id", DIAGRAM_IDS)
+def test_svg_is_xml_with_title_and_desc_it_is_labelled_by(client: TestClient, diagram_id: str) -> None:
+    html = client.get(f"/en/lab/{diagram_id}", headers=HX).text
+    (svg,) = chart_svgs(html)
+    assert svg.get("role") == "img"
+    title, desc = svg.find(f"{SVG_NS}title"), svg.find(f"{SVG_NS}desc")
+    assert title is not None
+    assert desc is not None
+    assert (title.text or "").strip()
+    assert len((desc.text or "").strip()) > 40
+    assert (svg.get("aria-labelledby") or "").split() == [title.get("id"), desc.get("id")]
+    for element in svg.iter():
+        assert "style" not in element.attrib
+        assert not {"fill", "stroke"} & set(element.attrib), "paint belongs in the stylesheet"
+
+
+@pytest.mark.parametrize("diagram_id", DIAGRAM_IDS)
+def test_form_is_a_get_form_that_swaps_the_fragment(client: TestClient, diagram_id: str) -> None:
+    page = collect(client.get(f"/en/lab/{diagram_id}", headers=HX).text)
+    (form,) = page.find("form")
+    url = f"/en/lab/{diagram_id}"
+    assert form["method"] == "get"
+    assert form["action"] == url
+    assert form["hx-get"] == url
+    assert "change" in (form["hx-trigger"] or "")
+    assert form["hx-target"] == f"#diagram-{diagram_id}"
+    assert form["hx-swap"] == "outerHTML"
+    assert page.find("button", type="submit"), "a submit button for browsers without JavaScript"
+    labelled = {a.get("for") for t, a in page.elements if t == "label"}
+    for tag, attributes in page.elements:
+        if tag in ("select", "input") and attributes.get("type") not in ("hidden", "radio"):
+            assert attributes.get("id") in labelled, f"<{tag} name={attributes.get('name')}> has no <label>"
+
+
+def test_unknown_diagram_or_language_is_404(client: TestClient) -> None:
+    assert client.get("/en/lab/no-such-diagram").status_code == 404
+    assert client.get("/en/lab/no-such-diagram", headers=HX).status_code == 404
+    assert client.get("/xx/lab/topology").status_code == 404
+    assert client.get("/xx/lab").status_code == 404
+
+
+@pytest.mark.parametrize(("language", "nav"), [("en", "Lab"), ("ko", "실험실")])
+def test_lab_shows_every_diagram_in_the_language(client: TestClient, language: str, nav: str) -> None:
+    response = client.get(f"/{language}/lab")
+    assert response.status_code == 200
+    assert f'<html lang="{language}"' in response.text
+    page = collect(response.text)
+    assert {a.get("href") for a in page.find("a")} >= {f"/{language}/lab"}
+    assert f">{nav}</a>" in response.text
+    for diagram_id in DIAGRAM_IDS:
+        assert f'id="diagram-{diagram_id}"' in response.text
+    assert len(page.find("div", **{"class": "lab-diagram", "hx-push-url": "true"})) == len(DIAGRAM_IDS)
+    assert len(chart_svgs(response.text)) == len(DIAGRAM_IDS)
+    assert_clean(response.text)
+    if language == "ko":
+        assert "데이터 표" in response.text
+        assert "Data table" not in response.text
+
+
+@pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
+def test_chapter_embeds_the_real_diagrams_without_pushing_urls(client: TestClient, language: str) -> None:
+    html = client.get(f"/{language}/guides/nvlink").text
+    for diagram_id in ("link-compare", "topology", "ring-allreduce"):
+        assert '<figure class="dg dg-' in html
+        assert f'id="diagram-{diagram_id}"' in html
+    assert "diagram-pending" not in html
+    assert len(chart_svgs(html)) == 3
+    assert "hx-push-url" not in html, "inside a chapter a diagram must not change the address"
+    assert_clean(html)
+
+
+# --- the numbers are the model's ---------------------------------------------------------------------------
+
+def test_link_table_matches_the_presets_and_transfer_times(client: TestClient) -> None:
+    html = client.get("/en/lab/link-compare?size=3&unit=GB&scale=log", headers=HX).text
+    rows = dict(re.findall(r'<tr data-link="([a-z0-9-]+)">(.*?)</tr>', html, re.S))
+    assert set(rows) == set(LINKS)
+    for link_id, row in rows.items():
+        link = LINKS[link_id]
+        values = data_values(row)
+        assert_close(values[0], link.per_direction_GBps)
+        assert_close(values[1], link.bidirectional_GBps)
+        assert_close(values[-1], transfer_time_s(3 * 10**9, link.per_direction_GBps))
+        if link.line_rate_Gbps:
+            assert_close(values[2], link.line_rate_Gbps)
+    assert "logarithmic scale" in html
+
+
+def test_link_compare_says_which_size_unit(client: TestClient) -> None:
+    html = client.get("/en/lab/link-compare?size=1&unit=GiB", headers=HX).text
+    assert "1 GiB is 1,073,741,824 B" in html
+    nvlink4 = transfer_time_s(2**30, LINKS["nvlink4"].per_direction_GBps)
+    assert f"{nvlink4 * 1e3:.3g} ms" in html  # 2.39 ms, the chapter's worked example
+
+
+@pytest.mark.parametrize(
+    ("topology", "a", "b", "links"),
+    [
+        ("pcie-gen5-8gpu", 0, 1, ["pcie5", "pcie5"]),
+        ("pcie-gen5-8gpu", 0, 3, ["pcie5"] * 4),
+        ("pcie-gen5-8gpu", 1, 6, ["pcie5", "pcie5", None, "pcie5", "pcie5"]),
+        ("dgx-h100", 2, 7, ["nvlink4", "nvlink4"]),
+        ("gb200-nvl72", 0, 71, ["nvlink5", "nvlink5"]),
+        ("rail-fat-tree", 3, 5, ["nvlink4", "nvlink4"]),
+        ("rail-fat-tree", 3, 11, ["pcie5", "ib-ndr", "ib-ndr", "pcie5"]),
+        ("rail-fat-tree", 3, 12, ["pcie5", "ib-ndr", "ib-ndr", "ib-ndr", "ib-ndr", "pcie5"]),
+    ],
+)
+def test_topology_lists_hops_and_bottleneck_from_the_presets(
+    client: TestClient, topology: str, a: int, b: int, links: list[str | None]
+) -> None:
+    query = f"topology={topology}&gpu_a={a}&gpu_b={b}&drawn={topology}"
+    html = client.get(f"/en/lab/topology?{query}", headers=HX).text
+    hops = re.findall(r"<li><span class=\"dg-hop-ends\">.*?</li>", html, re.S)
+    assert len(hops) == len(links)
+    for hop, link_id in zip(hops, links, strict=True):
+        if link_id is None:
+            assert "not in the presets" in hop
+        else:
+            assert data_values(hop) == [LINKS[link_id].per_direction_GBps]
+    slowest = min(LINKS[link_id].per_direction_GBps for link_id in links if link_id)
+    assert f"{slowest:g} GB/s per direction." in html
+    assert html.count('class="dg-path"') >= 2
+
+
+def test_topology_resets_the_gpus_when_the_machine_changes(client: TestClient) -> None:
+    # The GPU lists were drawn for NVL72; the learner picks the 8-GPU board: no 422, its example pair instead.
+    response = client.get("/en/lab/topology?topology=dgx-h100&gpu_a=40&gpu_b=70&drawn=gb200-nvl72", headers=HX)
+    assert response.status_code == 200
+    assert '<option value="0" selected>GPU 0</option>' in response.text
+
+
+@pytest.mark.parametrize(("gpus", "step"), [(2, 1), (4, 0), (4, 3), (5, 6), (8, 14)])
+def test_ring_time_and_bytes_after_k_steps(client: TestClient, gpus: int, step: int) -> None:
+    size = 3 * 2**30
+    html = client.get(f"/en/lab/ring-allreduce?gpus={gpus}&size=3&unit=GiB&system=dgx-a100&step={step}"
+                      f"&drawn={gpus}", headers=HX).text
+    bandwidth_Bps = SYSTEMS["dgx-a100"].scale_up_GBps * 1e9
+    total = simulate_collective("all_reduce", size, system="dgx-a100", gpus_per_node=gpus, algorithm="ring",
+                                mode="ideal").time_s
+    assert_close(total, 2 * (gpus - 1) / gpus * size / bandwidth_Bps)
+    facts = re.search(r'<dl class="dg-facts">(.*?)</dl>', html, re.S)
+    assert facts is not None
+    chunk, sent, elapsed = data_values(facts.group(1))
+    assert_close(chunk, size / gpus)
+    assert_close(sent, step * size / gpus)
+    assert math.isclose(elapsed, step * (size / gpus) / bandwidth_Bps, rel_tol=1e-9)
+    assert f"Step {step} of {2 * (gpus - 1)}" in html
+    assert html.count('class="dg-transfer"') == (gpus if step else 0)
+
+
+def test_ring_steps_are_links_carrying_the_step(client: TestClient) -> None:
+    page = collect(client.get("/en/lab/ring-allreduce?gpus=4&size=1&unit=GiB&system=dgx-h100&step=2&drawn=4",
+                              headers=HX).text)
+    (previous,) = page.find("a", id="diagram-ring-allreduce-previous")
+    (following,) = page.find("a", id="diagram-ring-allreduce-next")
+    assert "step=1" in (previous["href"] or "")
+    assert previous["hx-get"] == previous["href"]
+    assert "step=3" in (following["href"] or "")
+    assert following["hx-target"] == "#diagram-ring-allreduce"
+
+
+def test_busbw_table_is_the_sweep(client: TestClient) -> None:
+    query = ("op=all_reduce&mode=calibrated&min_bytes=1024&max_bytes=1073741824&metric=both"
+             "&system1=dgx-b200&algorithm1=ring&nodes1=2&system2=none&algorithm2=auto&nodes2=1"
+             "&system3=pcie-gen4-8gpu&algorithm3=tree&nodes3=1")
+    html = client.get(f"/en/lab/busbw-sweep?{query}", headers=HX).text
+    first = sweep("all_reduce", 1024, 2**30, system="dgx-b200", nodes=2, algorithm="ring")
+    third = sweep("all_reduce", 1024, 2**30, system="pcie-gen4-8gpu", nodes=1, algorithm="tree")
+    body = html.split("<tbody>")[1]
+    rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
+    assert len(rows) == len(first) == 21
+    for row, one, three in zip(rows, first, third, strict=True):
+        values = data_values(row)
+        assert values[0] == one.message_bytes
+        for actual, expected in zip(values[1:], (one.time_s, one.algbw_GBps, one.busbw_GBps,
+                                                 three.time_s, three.algbw_GBps, three.busbw_GBps), strict=True):
+            assert_close(actual, expected)
+    crossover = next(r.message_bytes for r in first if r.bottleneck != "latency")
+    assert f"Bandwidth-bound from {_binary(crossover)}" in html
+    assert html.count('class="dg-crossover ') == 2
+
+
+def _binary(size: int) -> str:
+    for exponent, prefix in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if size >= 2**exponent:
+            return f"{size / 2**exponent:g} {prefix}"
+    return f"{size} B"
+
+
+def test_scaling_points_are_training_steps(client: TestClient) -> None:
+    html = client.get("/en/lab/scaling?params_b=70&compute_ms=500&mode=calibrated&system1=dgx-h100"
+                      "&system2=none&system3=none", headers=HX).text
+    body = html.split("<tbody>")[1]
+    rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
+    expected = [(1, 2), (1, 4), (1, 8)] + [(nodes, 8) for nodes in (2, 4, 8, 16, 32, 64, 128)]
+    assert len(rows) == len(expected)
+    first_exposed = None
+    for row, (nodes, per_node) in zip(rows, expected, strict=True):
+        step = training_step(70 * 10**9, "dgx-h100", nodes, 0.5, 2, gpus_per_node=per_node)
+        gpus, time_s = data_values(row)
+        assert gpus == nodes * per_node
+        assert_close(time_s, step.allreduce_time_s)
+        assert ("yes" in row) == step.exposed
+        if step.exposed and first_exposed is None:
+            first_exposed = nodes * per_node
+    assert first_exposed is not None
+    assert f"Communication exceeds compute from {first_exposed} GPUs on" in html
+    assert html.count('class="dg-exposed"') == 1
+
+
+# --- bad input: 422 with the message in the form, in the learner's language ------------------------------------
+
+BAD_INPUTS = [
+    ("link-compare", "size=0&unit=GiB&scale=linear", "size", "0"),
+    ("link-compare", "size=-3&unit=GiB&scale=linear", "size", "-3"),
+    ("link-compare", "size=2048&unit=GiB&scale=linear", "size", "2048"),
+    ("link-compare", "size=abc&unit=GiB&scale=linear", "size", "abc"),
+    ("link-compare", "size=1&unit=XB&scale=linear", "unit", None),
+    ("link-compare", "size=1&unit=GiB&scale=cubic", "scale", None),
+    ("topology", "topology=dgx-h100&gpu_a=0&gpu_b=8&drawn=dgx-h100", "gpu_b", "8"),
+    ("topology", "topology=dgx-h200&gpu_a=0&gpu_b=1&drawn=dgx-h200", "topology", None),
+    ("ring-allreduce", "gpus=9&size=1&unit=GiB&system=dgx-h100&step=0&drawn=9", "gpus", None),
+    ("ring-allreduce", "gpus=4&size=1&unit=GiB&system=dgx-h100&step=7&drawn=4", "step", "7"),
+    ("ring-allreduce", "gpus=4&size=1099511627777&unit=MB&system=dgx-h100&step=0&drawn=4", "size", "1099511627777"),
+    ("ring-allreduce", "gpus=4&size=1&unit=GiB&system=nope&step=0&drawn=4", "system", None),
+    ("busbw-sweep", "system1=pcie-gen5-8gpu&algorithm1=nvls", "algorithm1", None),
+    ("busbw-sweep", "system2=gb200-nvl72&nodes2=9", "nodes2", "9"),
+    ("busbw-sweep", "min_bytes=4096&max_bytes=1024", "min_bytes", None),
+    ("busbw-sweep", "max_bytes=2199023255552", "max_bytes", None),
+    ("busbw-sweep", "op=all_everything", "op", None),
+    ("scaling", "params_b=0", "params_b", "0"),
+    ("scaling", "params_b=600", "params_b", "600"),
+    ("scaling", "compute_ms=-5", "compute_ms", "-5"),
+    ("scaling", "system1=none", "system1", None),
+]
+
+
+@pytest.mark.parametrize(("diagram_id", "query", "field", "kept"), BAD_INPUTS)
+@pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
+def test_bad_input_is_a_422_naming_the_field_in_the_form(
+    client: TestClient, diagram_id: str, query: str, field: str, kept: str | None, language: str
+) -> None:
+    for headers in (HX, {}):
+        response = client.get(f"/{language}/lab/{diagram_id}?{query}", headers=headers)
+        assert response.status_code == 422
+        assert "HX-Request" in response.headers["vary"]
+        assert ("<html" in response.text) == (not headers)
+        error = re.search(r'<p class="dg-error" id="diagram-[a-z-]+-error" role="alert">(.*?)</p>', response.text, re.S)
+        assert error is not None
+        message = error.group(1)
+        parameter = field.rstrip("123") if diagram_id == "busbw-sweep" and field[-1].isdigit() else field
+        assert parameter in message
+        if language == "ko":
+            assert re.search("[가-힣]", message), message
+            assert "허용" in message or "사용하세요" in message
+        else:
+            assert "allowed" in message or "must" in message or "use one of" in message or "needs" in message
+        page = collect(response.text)
+        marked = page.find("select", name=field) + page.find("input", name=field)
+        marked += [a for t, a in page.elements if t == "fieldset" and a.get("role") == "radiogroup"]
+        assert any(a.get("aria-invalid") == "true" for a in marked), f"{field} is not marked invalid"
+        if kept is not None:
+            assert f'value="{kept}"' in response.text, "the form keeps what the learner typed"
+        assert_clean(response.text)
+
+
+def test_a_series_error_says_which_series(client: TestClient) -> None:
+    html = client.get("/ko/lab/busbw-sweep?system2=pcie-gen4-8gpu&algorithm2=nvls", headers=HX).text
+    assert "시리즈 2: " in html
+
+
+def test_same_state_is_served_from_the_cache_byte_for_byte(client: TestClient) -> None:
+    url = "/en/lab/scaling?params_b=13&compute_ms=90&mode=ideal&system1=dgx-b200&system2=none&system3=none"
+    assert client.get(url, headers=HX).content == client.get(url, headers=HX).content
