@@ -13,6 +13,7 @@ from app import migrations
 from app.config import ConfigurationError, get_settings
 from app.content import ContentError, load_course
 from app.db import Database
+from app.quiz.bank import load_quizzes
 
 cli = typer.Typer(help="Interconnects: the GPU interconnects course.", no_args_is_help=True)
 db_cli = typer.Typer(help="Database schema (Alembic).", no_args_is_help=True)
@@ -86,12 +87,15 @@ def check_content(
     content_dir = directory or get_settings().content_dir
     try:
         course = load_course(content_dir)
+        quizzes = load_quizzes(content_dir, course)
     except ContentError as error:
         for problem in error.problems:
             typer.echo(problem.format(content_dir), err=True)
         _fail(f"{len(error.problems)} problem(s) found.")
     pages = sum(len(chapter.pages) for chapter in course.chapters)
-    typer.echo(f"content OK: {len(course.published)} chapter(s), {pages} page(s)")
+    questions = sum(len(quiz.questions) for quiz in quizzes)
+    typer.echo(f"content OK: {len(course.published)} chapter(s), {pages} page(s), "
+               f"{len(quizzes.quizzes)} quiz(zes) with {questions} question(s)")
 
 
 def _fail(message: str) -> None:

@@ -13,11 +13,12 @@ from app.config import Settings
 from app.content import load_course
 from app.db import Database
 from app.log import configure_logging
+from app.quiz.bank import load_quizzes
 from app.web.errors import EXCEPTION_HANDLERS, ErrorPageMiddleware
 from app.web.i18n import load_translations
 from app.web.identity import LearnerIdentityMiddleware
 from app.web.metrics import MetricsMiddleware, RequestMetrics
-from app.web.routes import api_simulator, lab, operations, pages
+from app.web.routes import api_quiz, api_simulator, lab, operations, pages, quiz
 from app.web.security import SecurityHeadersMiddleware
 from app.web.state import AppState
 from app.web.templating import STATIC_DIR, Templates
@@ -27,6 +28,7 @@ def build_app(settings: Settings) -> FastAPI:
     configure_logging(settings)
     secret_key = settings.resolve_secret_key()
     course = load_course(settings.content_dir)
+    quizzes = load_quizzes(settings.content_dir, course)
     if settings.is_sqlite:
         settings.var_dir.mkdir(parents=True, exist_ok=True)
     database = Database.from_url(settings.sqlalchemy_url)
@@ -45,6 +47,7 @@ def build_app(settings: Settings) -> FastAPI:
         translations=translations,
         templates=Templates(translations),
         metrics=metrics,
+        quizzes=quizzes,
     )
 
     @asynccontextmanager
@@ -67,6 +70,8 @@ def build_app(settings: Settings) -> FastAPI:
     app.include_router(operations.router)
     app.include_router(lab.router)
     lab.install_diagrams(state)
+    app.include_router(api_quiz.router)
+    app.include_router(quiz.router)
     app.include_router(api_simulator.router)
     app.include_router(pages.router)
 

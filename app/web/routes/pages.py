@@ -6,8 +6,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
+from app.quiz.service import best_scores
 from app.web.deps import LanguageDep, StateDep, app_state, require_chapter, require_language
 from app.web.i18n import LANGUAGE_COOKIE, negotiate_language
+from app.web.identity import learner_identity
 
 router = APIRouter()
 
@@ -31,8 +33,20 @@ async def root(request: Request) -> RedirectResponse:
 
 
 @router.get("/{lang}/", name="home", include_in_schema=False)
-async def home(request: Request, lang: LanguageDep, state: StateDep) -> Response:
-    response = state.templates.render(request, "home.html", lang)
+def home(request: Request, lang: LanguageDep, state: StateDep) -> Response:
+    # Per learner (quiz progress), so rendered per request; a plain `def` keeps the database read off the loop.
+    identity = learner_identity(request)
+    learner_id = identity.learner_id
+    best: dict[str, int] = {}
+    if not identity.minted:  # a new visitor has no attempts: skip the query
+        with state.database.read_session() as session:
+            best = best_scores(session, learner_id)
+    chapter_quizzes = [quiz for quiz in state.quizzes if not quiz.is_exam]
+    overall = round(sum(best.get(quiz.id, 0) for quiz in chapter_quizzes) / len(chapter_quizzes)) if (
+        chapter_quizzes) else 0
+    response = state.templates.render(request, "home.html", lang, {
+        "best_scores": best, "quizzes": state.quizzes, "overall_progress": overall,
+    }, headers={"cache-control": "no-store"})
     _remember_language(response, request, lang)
     return response
 
@@ -45,7 +59,8 @@ async def chapter(request: Request, lang: str, slug: str) -> Response:
     previous, following = state.course.neighbours(chapter.slug)
     response = state.templates.render_shared(
         request, "chapter.html", language,
-        {"chapter": chapter, "page": chapter.pages[language], "previous": previous, "following": following},
+        {"chapter": chapter, "page": chapter.pages[language], "previous": previous, "following": following,
+         "quiz": state.quizzes.chapter_quiz(chapter.slug)},
     )
     _remember_language(response, request, language)
     return response

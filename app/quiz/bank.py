@@ -1,0 +1,420 @@
+"""Question banks: content/guides/<slug>/quiz.yaml and content/exam.yaml, validated at start-up.
+
+Both languages live in one file, so a question cannot exist in English only. Validation reports every problem
+with the file and line, like the rest of the content: each text in en and ko, exactly one correct option for
+`single`, at least one for `multiple`, the tested section exists in the chapter, numeric parameters are
+accepted by the simulator for every combination that can be drawn, placeholders in the text are parameters.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import string
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Literal
+
+import yaml
+from babel.numbers import format_decimal
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from app import simulator
+from app.content import LANGUAGES, ContentError, ContentProblem, Course
+from app.content.frontmatter import ContentProblemsError, line_of, parse_yaml
+from app.quiz.compute import MODELS, Computed, ParameterValue, compute
+from app.quiz.units import Dimension, QuantityError, unit_named
+
+EXAM_ID = "exam"
+QUESTION_ID_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+MAX_COMBINATIONS = 512
+QuestionType = Literal["single", "multiple", "numeric"]
+MISCONCEPTIONS: tuple[str, ...] = (
+    "direction", "bits-bytes", "gb-gib", "per-link", "busbw-algbw", "per-nic", "line-rate", "prefix",
+    "topology", "scope",
+)
+
+
+# --- YAML schema ---------------------------------------------------------------------------------------------
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TextModel(_Strict):
+    en: str = Field(min_length=1)
+    ko: str = Field(min_length=1)
+
+
+class OptionModel(_Strict):
+    text: TextModel
+    correct: bool = False
+    misconception: Literal[MISCONCEPTIONS] | None = None  # type: ignore[valid-type]
+    feedback: TextModel | None = None
+
+
+class ComputeModel(_Strict):
+    model: Literal[tuple(MODELS)]  # type: ignore[valid-type]
+
+
+class QuestionModel(_Strict):
+    id: str = Field(pattern=QUESTION_ID_PATTERN, max_length=64)
+    type: QuestionType
+    chapter: str | None = None
+    section: str = Field(min_length=1)
+    prompt: TextModel
+    options: list[OptionModel] = Field(default_factory=list)
+    unit: str | None = None
+    tolerance_percent: float = Field(default=1.0, gt=0, le=5)
+    parameters: dict[str, ParameterValue | list[ParameterValue]] = Field(default_factory=dict)
+    compute: ComputeModel | None = None
+    explanation: TextModel
+
+    @model_validator(mode="after")
+    def _shape(self) -> QuestionModel:
+        if self.type == "numeric":
+            if self.options:
+                raise ValueError("a numeric question has no options")
+            if self.unit is None or self.compute is None:
+                raise ValueError("a numeric question needs a unit and a compute model")
+        else:
+            if len(self.options) < 2:
+                raise ValueError(f"a {self.type} question needs at least two options")
+            correct = sum(option.correct for option in self.options)
+            if self.type == "single" and correct != 1:
+                raise ValueError(f"a single-choice question needs exactly one correct option (found {correct})")
+            if self.type == "multiple" and correct < 1:
+                raise ValueError("a multiple-choice question needs at least one correct option")
+            if self.unit is not None or self.compute is not None or self.parameters:
+                raise ValueError("only numeric questions have a unit, parameters or a compute model")
+        return self
+
+
+class QuizModel(_Strict):
+    title: TextModel
+    pass_percent: int = Field(ge=1, le=100)
+    draw: int | None = Field(default=None, ge=1)
+    time_limit_minutes: int | None = Field(default=None, ge=1, le=24 * 60)
+    attempts_per_day: int | None = Field(default=None, ge=1)
+    minutes_between_attempts: int | None = Field(default=None, ge=0)
+    questions: list[QuestionModel] = Field(min_length=1)
+
+
+# --- the validated, immutable bank ---------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    en: str
+    ko: str
+
+    def get(self, language: str) -> str:
+        return self.ko if language == "ko" else self.en
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    text: Text
+    correct: bool
+    misconception: str | None
+    feedback: Text | None
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    type: QuestionType
+    chapter: str
+    section: str
+    prompt: Text
+    options: tuple[Option, ...]
+    explanation: Text
+    unit: str | None = None
+    tolerance_percent: float = 1.0
+    parameters: Mapping[str, tuple[ParameterValue, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    model: str | None = None
+
+    @property
+    def correct_indexes(self) -> frozenset[int]:
+        return frozenset(index for index, option in enumerate(self.options) if option.correct)
+
+    def compute(self, drawn: Mapping[str, ParameterValue]) -> Computed:
+        assert self.model is not None
+        return compute(self.model, drawn)
+
+    def combinations(self) -> Iterator[dict[str, ParameterValue]]:
+        names = sorted(self.parameters)
+        for values in itertools.product(*(self.parameters[name] for name in names)):
+            yield dict(zip(names, values, strict=True))
+
+
+@dataclass(frozen=True, slots=True)
+class Quiz:
+    id: str
+    chapter: str | None  # None for the final exam
+    title: Text
+    pass_percent: int
+    questions: tuple[Question, ...]
+    draw: int  # questions per attempt
+    min_numeric: int  # at least this many drawn questions are numeric
+    time_limit_s: int | None = None
+    attempts_per_day: int | None = None
+    seconds_between_attempts: int = 0
+
+    @property
+    def is_exam(self) -> bool:
+        return self.id == EXAM_ID
+
+    def question(self, question_id: str) -> Question | None:
+        for question in self.questions:
+            if question.id == question_id:
+                return question
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class QuizCatalog:
+    quizzes: Mapping[str, Quiz]
+
+    def get(self, quiz_id: str) -> Quiz | None:
+        return self.quizzes.get(quiz_id)
+
+    def chapter_quiz(self, slug: str) -> Quiz | None:
+        quiz = self.quizzes.get(slug)
+        return quiz if quiz is not None and not quiz.is_exam else None
+
+    @property
+    def exam(self) -> Quiz | None:
+        return self.quizzes.get(EXAM_ID)
+
+    def __iter__(self) -> Iterator[Quiz]:
+        return iter(self.quizzes.values())
+
+
+# --- text with parameters ------------------------------------------------------------------------------------
+
+def format_parameter(name: str, value: ParameterValue, language: str) -> str:
+    """How a drawn parameter reads in a prompt: sizes in binary units, presets by name, numbers localised."""
+    if name == "message_bytes" and isinstance(value, int):
+        for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+            if value >= size and value % (size // 64 or 1) == 0:
+                return f"{format_decimal(value / size, format='#,##0.##', locale=language)} {unit}"
+        return f"{format_decimal(value, locale=language)} B"
+    if name == "system" and isinstance(value, str) and value in simulator.SYSTEMS:
+        return simulator.SYSTEMS[value].name.removeprefix("NVIDIA ")
+    if name == "link" and isinstance(value, str) and value in simulator.LINKS:
+        return simulator.LINKS[value].name
+    if name == "op" and isinstance(value, str):
+        return value.replace("_", "-")
+    if isinstance(value, int):
+        return format_decimal(value, locale=language)
+    return str(value)
+
+
+def render_text(template: str, drawn: Mapping[str, ParameterValue], language: str, **extra: str) -> str:
+    values = {name: format_parameter(name, value, language) for name, value in drawn.items()} | extra
+    return template.format_map(values)
+
+
+def placeholders(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def format_number(value: float, language: str) -> str:
+    """Three significant digits, localised: what the feedback shows as the expected value."""
+    if value == 0 or not math.isfinite(value):
+        return format_decimal(value, locale=language)
+    digits = max(0, 2 - math.floor(math.log10(abs(value))))
+    pattern = "#,##0." + "#" * digits if digits > 0 else "#,##0"
+    return format_decimal(round(value, digits), format=pattern, locale=language)
+
+
+# --- loading -------------------------------------------------------------------------------------------------
+
+class _Problems:
+    def __init__(self, path: Path, node: yaml.Node) -> None:
+        self.path = path
+        self.node = node
+        self.items: list[ContentProblem] = []
+
+    def add(self, location: tuple[object, ...], message: str) -> None:
+        self.items.append(ContentProblem(self.path, line_of(self.node, location) + 1, message))
+
+
+def load_quizzes(content_dir: Path, course: Course) -> QuizCatalog:
+    """Every chapter quiz (guides/<slug>/quiz.yaml, optional per chapter) and the exam (exam.yaml, optional)."""
+    quizzes: dict[str, Quiz] = {}
+    problems: list[ContentProblem] = []
+    for chapter in course.published:
+        path = content_dir / "guides" / chapter.slug / "quiz.yaml"
+        if path.is_file():
+            quiz = _load_quiz(path, chapter.slug, course, problems)
+            if quiz is not None:
+                quizzes[quiz.id] = quiz
+    exam_path = content_dir / "exam.yaml"
+    if exam_path.is_file():
+        quiz = _load_quiz(exam_path, None, course, problems)
+        if quiz is not None:
+            quizzes[quiz.id] = quiz
+    if problems:
+        raise ContentError(problems, content_dir)
+    return QuizCatalog(MappingProxyType(quizzes))
+
+
+def _load_quiz(path: Path, chapter: str | None, course: Course, problems: list[ContentProblem]) -> Quiz | None:
+    try:
+        model, node = parse_yaml(path, path.read_text("utf-8"), QuizModel)
+    except ContentProblemsError as raised:
+        problems.extend(raised.problems)
+        return None
+    found = _Problems(path, node)
+    questions: list[Question] = []
+    seen: set[str] = set()
+    for index, entry in enumerate(model.questions):
+        where = ("questions", index)
+        if entry.id in seen:
+            found.add((*where, "id"), f"question id '{entry.id}' is used twice")
+        seen.add(entry.id)
+        question = _question(entry, chapter, course, found, where)
+        if question is not None:
+            questions.append(question)
+    numeric = sum(question.type == "numeric" for question in questions)
+    draw = model.draw or len(model.questions)
+    min_numeric = math.ceil(draw / 4) if chapter is None else 0
+    if chapter is None:
+        if model.draw is None:
+            found.add(("title",), "the exam needs `draw`: how many questions each attempt draws")
+        elif len(model.questions) < 2 * draw:
+            found.add(("draw",), f"the exam draws {draw} questions, so the bank needs at least {2 * draw} "
+                                 f"(it has {len(model.questions)})")
+        if numeric < min_numeric:
+            found.add(("questions",), f"a quarter of the {draw} drawn questions must be numeric: the bank needs "
+                                      f"at least {min_numeric} numeric questions (it has {numeric})")
+    elif draw > len(model.questions):
+        found.add(("draw",), f"draw is {draw} but the bank has only {len(model.questions)} questions")
+    for option_name in ("attempts_per_day", "minutes_between_attempts", "time_limit_minutes"):
+        if chapter is not None and getattr(model, option_name) is not None:
+            found.add((option_name,), f"{option_name} applies to the exam only; chapter quizzes are practice")
+    problems.extend(found.items)
+    if found.items:
+        return None
+    return Quiz(
+        id=chapter or EXAM_ID,
+        chapter=chapter,
+        title=Text(model.title.en, model.title.ko),
+        pass_percent=model.pass_percent,
+        questions=tuple(questions),
+        draw=draw,
+        min_numeric=min_numeric,
+        time_limit_s=model.time_limit_minutes * 60 if model.time_limit_minutes else None,
+        attempts_per_day=model.attempts_per_day,
+        seconds_between_attempts=(model.minutes_between_attempts or 0) * 60,
+    )
+
+
+def _text(model: TextModel) -> Text:
+    return Text(model.en.strip(), model.ko.strip())
+
+
+def _question(
+    entry: QuestionModel, quiz_chapter: str | None, course: Course, found: _Problems, where: tuple[object, ...]
+) -> Question | None:
+    before = len(found.items)
+    chapter_slug = entry.chapter or quiz_chapter
+    if quiz_chapter is not None and entry.chapter not in (None, quiz_chapter):
+        found.add((*where, "chapter"), f"a question in the {quiz_chapter} quiz tests that chapter, not "
+                                       f"'{entry.chapter}'")
+    if chapter_slug is None:
+        found.add((*where, "id"), "an exam question needs `chapter`: the chapter whose section it tests")
+        return None
+    chapter = course.chapter(chapter_slug)
+    if chapter is None:
+        found.add((*where, "chapter"), f"no published chapter '{chapter_slug}'")
+        return None
+    for language, page in chapter.pages.items():
+        if entry.section not in page.anchors:
+            known = ", ".join(sorted(page.anchors))
+            found.add((*where, "section"), f"section '{entry.section}' is not in guides/{chapter_slug}/"
+                                           f"{language}.md (sections: {known})")
+            break
+    parameters = {name: tuple(value if isinstance(value, list) else [value])
+                  for name, value in entry.parameters.items()}
+    for name, values in parameters.items():
+        if not values:
+            found.add((*where, "parameters", name), f"parameter '{name}' has no values to draw from")
+        if len(set(values)) != len(values):
+            found.add((*where, "parameters", name), f"parameter '{name}' lists a value twice")
+    texts = {"prompt": entry.prompt, "explanation": entry.explanation}
+    allowed = set(parameters) | {"answer"}
+    for key, text in texts.items():
+        for language in LANGUAGES:
+            names = placeholders(getattr(text, language))
+            unknown = names - allowed if key == "explanation" else names - set(parameters)
+            if unknown:
+                found.add((*where, key, language), f"{key}.{language} uses {{{', '.join(sorted(unknown))}}}, "
+                                                   f"which is not a parameter (known: {', '.join(sorted(allowed))})")
+        if placeholders(text.en) != placeholders(text.ko):
+            found.add((*where, key, "ko"), f"{key}.en and {key}.ko use different placeholders")
+    if entry.type == "numeric":
+        _check_numeric(entry, parameters, found, where)
+    if len(found.items) > before:
+        return None
+    return Question(
+        id=entry.id,
+        type=entry.type,
+        chapter=chapter_slug,
+        section=entry.section,
+        prompt=_text(entry.prompt),
+        options=tuple(Option(_text(o.text), o.correct, o.misconception, _text(o.feedback) if o.feedback else None)
+                      for o in entry.options),
+        explanation=_text(entry.explanation),
+        unit=entry.unit,
+        tolerance_percent=entry.tolerance_percent,
+        parameters=MappingProxyType(parameters),
+        model=entry.compute.model if entry.compute else None,
+    )
+
+
+def _check_numeric(
+    entry: QuestionModel, parameters: Mapping[str, tuple[ParameterValue, ...]], found: _Problems,
+    where: tuple[object, ...],
+) -> None:
+    assert entry.compute is not None
+    assert entry.unit is not None
+    model = MODELS[entry.compute.model]
+    try:
+        unit = unit_named(entry.unit)
+    except QuantityError:
+        found.add((*where, "unit"), f"unknown unit '{entry.unit}' (e.g. s, ms, us, GB/s, Gb/s)")
+        return
+    if unit.dimension != model.dimension:
+        kind = "a time" if model.dimension == Dimension.TIME else "a data rate"
+        found.add((*where, "unit"), f"'{entry.compute.model}' computes {kind}; '{entry.unit}' does not measure it")
+    missing = model.required - set(parameters)
+    unknown = set(parameters) - model.required - model.optional
+    if missing:
+        found.add((*where, "parameters"), f"'{entry.compute.model}' needs parameters: {', '.join(sorted(missing))}")
+    if unknown:
+        found.add((*where, "parameters"), f"'{entry.compute.model}' takes no parameter "
+                                          f"{', '.join(sorted(unknown))} (it takes "
+                                          f"{', '.join(sorted(model.required | model.optional))})")
+    if missing or unknown:
+        return
+    count = math.prod(len(values) for values in parameters.values())
+    if count > MAX_COMBINATIONS:
+        found.add((*where, "parameters"), f"{count} combinations of parameters; at most {MAX_COMBINATIONS}")
+        return
+    names = sorted(parameters)
+    for values in itertools.product(*(parameters[name] for name in names)):
+        drawn = dict(zip(names, values, strict=True))
+        try:
+            computed = compute(entry.compute.model, drawn)
+        except simulator.SimulationError as error:
+            found.add((*where, "parameters", error.parameter if error.parameter in parameters else "parameters"),
+                      f"the simulator refuses {drawn}: {error.message}")
+            return
+        if not (computed.value > 0 and math.isfinite(computed.value)):
+            found.add((*where, "parameters"), f"the answer for {drawn} is {computed.value}, not a positive number")
+            return
+

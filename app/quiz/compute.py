@@ -1,0 +1,146 @@
+"""Answers to numeric questions, computed by the simulator, so the grader and the diagrams share one model.
+
+A question names a model and its parameters; each parameter is fixed or drawn per attempt from a list. The
+value returned is in base units (seconds, or bytes per second); `units` converts it to the question's unit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from app import simulator
+from app.quiz.units import Dimension
+
+ParameterValue = str | int
+
+
+@dataclass(frozen=True, slots=True)
+class Computed:
+    """The answer in base units, and what the diagnosis of a wrong answer needs to know about the setting."""
+
+    value: float
+    ranks: int | None = None  # ranks of a collective: its busbw/algbw factor is a likely slip
+    links_per_gpu: int | None = None  # of the link involved: per link versus per GPU is a likely slip
+    op: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    dimension: Dimension
+    required: frozenset[str]
+    optional: frozenset[str]
+    evaluate: Callable[[Mapping[str, ParameterValue]], Computed]
+
+
+def _int(parameters: Mapping[str, ParameterValue], name: str) -> int:
+    value = parameters[name]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise simulator.SimulationError(name, f"{name} must be a whole number", code="invalid_type", allowed="int")
+    return value
+
+
+def _str(parameters: Mapping[str, ParameterValue], name: str) -> str:
+    return str(parameters[name])
+
+
+def _link(parameters: Mapping[str, ParameterValue]) -> simulator.Link:
+    link_id = _str(parameters, "link")
+    link = simulator.LINKS.get(link_id)
+    if link is None:
+        raise simulator.SimulationError(
+            "link", f"unknown link '{link_id}'", code="unknown_value", allowed=", ".join(simulator.LINKS)
+        )
+    return link
+
+
+def _system(parameters: Mapping[str, ParameterValue]) -> simulator.System:
+    system_id = _str(parameters, "system")
+    system = simulator.SYSTEMS.get(system_id)
+    if system is None:
+        raise simulator.SimulationError(
+            "system", f"unknown system '{system_id}'", code="unknown_value", allowed=", ".join(simulator.SYSTEMS)
+        )
+    return system
+
+
+def _transfer_time(parameters: Mapping[str, ParameterValue]) -> Computed:
+    link = _link(parameters)
+    seconds = simulator.transfer_time_s(_int(parameters, "message_bytes"), link.per_direction_GBps)
+    return Computed(seconds, links_per_gpu=link.links_per_gpu)
+
+
+def _collective(parameters: Mapping[str, ParameterValue]) -> simulator.CollectiveResult:
+    return simulator.simulate_collective(
+        op=_str(parameters, "op"),
+        message_bytes=_int(parameters, "message_bytes"),
+        system=_str(parameters, "system"),
+        nodes=_int(parameters, "nodes") if "nodes" in parameters else 1,
+        gpus_per_node=_int(parameters, "gpus_per_node") if "gpus_per_node" in parameters else None,
+        algorithm=_str(parameters, "algorithm") if "algorithm" in parameters else "ring",
+        mode=_str(parameters, "mode") if "mode" in parameters else "ideal",
+    )
+
+
+def _collective_time(parameters: Mapping[str, ParameterValue]) -> Computed:
+    result = _collective(parameters)
+    return Computed(result.time_s, ranks=result.ranks, op=result.op)
+
+
+def _collective_busbw(parameters: Mapping[str, ParameterValue]) -> Computed:
+    result = _collective(parameters)
+    return Computed(result.busbw_GBps * 1e9, ranks=result.ranks, op=result.op)
+
+
+def _collective_algbw(parameters: Mapping[str, ParameterValue]) -> Computed:
+    result = _collective(parameters)
+    return Computed(result.algbw_GBps * 1e9, ranks=result.ranks, op=result.op)
+
+
+_LINK_FIELDS = ("per_direction", "bidirectional", "per_link_per_direction")
+
+
+def _link_bandwidth(parameters: Mapping[str, ParameterValue]) -> Computed:
+    link = _link(parameters)
+    field = _str(parameters, "field") if "field" in parameters else "per_direction"
+    if field not in _LINK_FIELDS:
+        raise simulator.SimulationError("field", f"unknown field '{field}'", code="unknown_value",
+                                        allowed=", ".join(_LINK_FIELDS))
+    value = getattr(link, f"{field}_GBps")
+    if value is None:
+        raise simulator.SimulationError("field", f"link '{link.id}' has no {field} figure", code="unsupported",
+                                        allowed=", ".join(_LINK_FIELDS[:2]))
+    return Computed(float(value) * 1e9, links_per_gpu=link.links_per_gpu)
+
+
+def _system_bandwidth(parameters: Mapping[str, ParameterValue]) -> Computed:
+    """Per GPU, per direction (``per: gpu``) or per node (``per: node``), scale-up or scale-out."""
+    system = _system(parameters)
+    fabric = _str(parameters, "fabric") if "fabric" in parameters else "scale_up"
+    per = _str(parameters, "per") if "per" in parameters else "gpu"
+    if fabric not in ("scale_up", "scale_out") or per not in ("gpu", "node"):
+        raise simulator.SimulationError("fabric", "fabric must be scale_up or scale_out, per gpu or node",
+                                        code="unknown_value", allowed="scale_up, scale_out; gpu, node")
+    per_gpu_GBps = system.scale_up_GBps if fabric == "scale_up" else system.scale_out_GBps
+    factor = system.gpus_per_node if per == "node" else 1
+    link = simulator.LINKS[system.scale_up if fabric == "scale_up" else system.scale_out]
+    return Computed(per_gpu_GBps * factor * 1e9, links_per_gpu=link.links_per_gpu)
+
+
+_COLLECTIVE_OPTIONAL = frozenset({"nodes", "gpus_per_node", "algorithm", "mode"})
+_COLLECTIVE_REQUIRED = frozenset({"op", "message_bytes", "system"})
+
+MODELS: Mapping[str, Model] = {
+    "transfer_time": Model(Dimension.TIME, frozenset({"message_bytes", "link"}), frozenset(), _transfer_time),
+    "collective_time": Model(Dimension.TIME, _COLLECTIVE_REQUIRED, _COLLECTIVE_OPTIONAL, _collective_time),
+    "collective_busbw": Model(Dimension.RATE, _COLLECTIVE_REQUIRED, _COLLECTIVE_OPTIONAL, _collective_busbw),
+    "collective_algbw": Model(Dimension.RATE, _COLLECTIVE_REQUIRED, _COLLECTIVE_OPTIONAL, _collective_algbw),
+    "link_bandwidth": Model(Dimension.RATE, frozenset({"link"}), frozenset({"field"}), _link_bandwidth),
+    "system_bandwidth": Model(Dimension.RATE, frozenset({"system"}), frozenset({"fabric", "per"}),
+                              _system_bandwidth),
+}
+
+
+def compute(model: str, parameters: Mapping[str, ParameterValue]) -> Computed:
+    """Raises KeyError for an unknown model and SimulationError for parameters the simulator refuses."""
+    return MODELS[model].evaluate(parameters)

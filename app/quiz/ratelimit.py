@@ -1,0 +1,53 @@
+"""Fixed-window rate limits kept in the database, so that every app process and host counts together.
+
+One upsert per hit: INSERT ... ON CONFLICT DO UPDATE SET count = count + 1 RETURNING count, atomic on both
+SQLite and PostgreSQL. It runs inside the caller's write transaction, so a request that is refused still
+counts (hammering does not reset the window) once the caller commits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from app.quiz.models import RateLimitCounter
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    requests: int
+    window_s: int
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    allowed: bool
+    retry_after_s: int  # 0 when allowed
+
+
+def hit(session: Session, key: str, limit: Limit, now: datetime) -> Decision:
+    epoch_s = int(now.timestamp())
+    window_start = epoch_s - epoch_s % limit.window_s
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    statement = (
+        insert(RateLimitCounter)
+        .values(key=key[:128], window_start=window_start, count=1)
+        .on_conflict_do_update(
+            index_elements=[RateLimitCounter.key, RateLimitCounter.window_start],
+            set_={"count": RateLimitCounter.count + 1},
+        )
+        .returning(RateLimitCounter.count)
+    )
+    count = session.execute(statement).scalar_one()
+    if count <= limit.requests:
+        return Decision(True, 0)
+    return Decision(False, max(1, window_start + limit.window_s - epoch_s))
+
+
+def forget_before(session: Session, now: datetime, keep_s: int = 86_400) -> None:
+    """Drop counters of windows that ended long ago (the start path calls it; cheap with the index)."""
+    session.execute(delete(RateLimitCounter).where(RateLimitCounter.window_start < int(now.timestamp()) - keep_s))

@@ -1,0 +1,105 @@
+"""Quantities a learner types: "3.9 ms", "0.0039 s", "450 GB/s", "3.6 Tb/s", normalised to SI base units.
+
+Two dimensions occur in the course: time (base unit: seconds) and data rate (base unit: bytes per second).
+Bits and bytes are told apart by the case of the B, as everywhere in the course (GB/s = 10^9 bytes per
+second, Gb/s = 10^9 bits per second); a rate written in bits is converted to bytes, so "3.6 Tb/s" and
+"450 GB/s" are the same quantity. Decimal prefixes are powers of 1000, binary ones (Ki, Mi, Gi, Ti) of 1024.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Dimension(StrEnum):
+    TIME = "time"
+    RATE = "rate"
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    symbol: str  # how the course writes it
+    dimension: Dimension
+    to_base: float  # base units per one of this unit
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    value: float  # as typed, in `unit`
+    unit: Unit
+
+    @property
+    def base_value(self) -> float:
+        return self.value * self.unit.to_base
+
+
+class QuantityError(ValueError):
+    """The text is not a quantity the grader understands; `code` names why (for a translated message)."""
+
+    def __init__(self, code: str, text: str) -> None:
+        super().__init__(f"{code}: {text!r}")
+        self.code = code
+        self.text = text
+
+
+_TIME_UNITS: dict[str, float] = {
+    "s": 1.0, "sec": 1.0, "second": 1.0, "seconds": 1.0, "초": 1.0,
+    "ms": 1e-3, "msec": 1e-3, "밀리초": 1e-3,
+    "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "usec": 1e-6, "마이크로초": 1e-6,
+    "ns": 1e-9, "나노초": 1e-9,
+}
+_DECIMAL_PREFIXES: dict[str, float] = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
+_BINARY_PREFIXES: dict[str, float] = {"ki": 2.0**10, "mi": 2.0**20, "gi": 2.0**30, "ti": 2.0**40}
+_RATE = re.compile(r"^(?P<prefix>[kKmMgGtTpP]i?)?(?P<size>[Bb])(?:/s|ps|/sec)$")
+_NUMBER = re.compile(
+    r"^\s*(?P<number>[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*(?P<unit>\S.*?)?\s*$"
+)
+MAX_TEXT_LENGTH = 64
+
+
+def unit_named(symbol: str) -> Unit:
+    """The unit written `symbol` ("ms", "GB/s", "Gb/s", "GiB/s"); raises QuantityError("unknown_unit")."""
+    cleaned = symbol.strip()
+    seconds = _TIME_UNITS.get(cleaned, _TIME_UNITS.get(cleaned.lower()))
+    if seconds is not None:
+        return Unit(cleaned, Dimension.TIME, seconds)
+    match = _RATE.match(cleaned)
+    if match is None:
+        raise QuantityError("unknown_unit", symbol)
+    prefix = (match["prefix"] or "").lower()
+    multiplier = _BINARY_PREFIXES[prefix] if prefix.endswith("i") else _DECIMAL_PREFIXES[prefix]
+    bytes_per_unit = multiplier / 8.0 if match["size"] == "b" else multiplier
+    return Unit(cleaned, Dimension.RATE, bytes_per_unit)
+
+
+def parse_quantity(text: str, default_unit: str | None = None) -> Quantity:
+    """Parse "3.9 ms" (or "3.9" with `default_unit`); raises QuantityError with a code for each problem."""
+    if len(text) > MAX_TEXT_LENGTH:
+        raise QuantityError("too_long", text[:MAX_TEXT_LENGTH])
+    match = _NUMBER.match(text)
+    if match is None or not match["number"] or not any(c.isdigit() for c in match["number"]):
+        raise QuantityError("not_a_number", text)
+    value = float(match["number"].replace(",", ""))
+    if not math.isfinite(value):
+        raise QuantityError("not_a_number", text)
+    symbol = match["unit"] or default_unit
+    if symbol is None:
+        raise QuantityError("missing_unit", text)
+    return Quantity(value, unit_named(symbol))
+
+
+def quantity_from_parts(value: float | str, unit: str | None, default_unit: str) -> Quantity:
+    """The API sends either a number and a unit, or one string; a unit in the string wins over none."""
+    if isinstance(value, str):
+        return parse_quantity(f"{value} {unit}" if unit and not _has_unit(value) else value, default_unit)
+    if isinstance(value, bool) or not math.isfinite(value):
+        raise QuantityError("not_a_number", str(value))
+    return Quantity(float(value), unit_named(unit) if unit else unit_named(default_unit))
+
+
+def _has_unit(text: str) -> bool:
+    match = _NUMBER.match(text)
+    return bool(match and match["unit"])
