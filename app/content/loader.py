@@ -197,6 +197,10 @@ def _load_page(
     rendered = render_markdown(body + "\n" + definitions, internal_links)
     for relative, message in rendered.problems:
         collector.add(path, at_body_line(relative), message)
+    diagrams = [part.diagram for part in rendered.body if part.diagram is not None]
+    for name in sorted({name for name in diagrams if diagrams.count(name) > 1}):
+        # Each diagram's form and chart have fixed ids; a second copy on the same page would duplicate them.
+        collector.add(path, None, f"diagram '{name}' appears more than once; a page can show each diagram once")
     if len(collector.problems) > before:
         return None
     return ChapterPage(

@@ -17,6 +17,7 @@ from app.quiz.bank import load_quizzes
 from app.web.errors import EXCEPTION_HANDLERS, ErrorPageMiddleware
 from app.web.i18n import load_translations
 from app.web.identity import LearnerIdentityMiddleware
+from app.web.language_cookie import LanguageCookieMiddleware
 from app.web.metrics import MetricsMiddleware, RequestMetrics
 from app.web.routes import api_quiz, api_simulator, lab, operations, pages, quiz
 from app.web.security import SecurityHeadersMiddleware
@@ -76,6 +77,7 @@ def build_app(settings: Settings) -> FastAPI:
     app.include_router(pages.router)
 
     # Added innermost first: security headers wrap everything, so error pages and static files carry them too.
+    app.add_middleware(LanguageCookieMiddleware)
     app.add_middleware(LearnerIdentityMiddleware, secret_key=secret_key)
     app.add_middleware(ErrorPageMiddleware)
     app.add_middleware(MetricsMiddleware, metrics=metrics)

@@ -68,9 +68,21 @@ def test_root_negotiates_from_accept_language_then_cookie(client: TestClient) ->
     assert response.headers["location"] == "/en/"
 
 
-def test_visiting_a_language_remembers_it_for_the_root(client: TestClient) -> None:
-    client.get("/ko/guides/nvlink")
+@pytest.mark.parametrize("path", ["/ko/guides/nvlink", "/ko/lab", "/ko/"])
+def test_visiting_a_language_remembers_it_for_the_root(client: TestClient, path: str) -> None:
+    client.cookies.set("lang", "en")
+    first = client.get(path)
+    assert any(cookie.startswith("lang=ko;") for cookie in first.headers.get_list("set-cookie"))
     assert client.get("/", follow_redirects=False).headers["location"] == "/ko/"
+    again = client.get(path)
+    assert not any(cookie.startswith("lang=") for cookie in again.headers.get_list("set-cookie"))
+
+
+def test_error_pages_and_fragments_do_not_change_the_language(client: TestClient) -> None:
+    client.cookies.set("lang", "en")
+    not_found = client.get("/ko/no-such-page")
+    assert not any(cookie.startswith("lang=") for cookie in not_found.headers.get_list("set-cookie"))
+    assert client.get("/", follow_redirects=False).headers["location"] == "/en/"
 
 
 @pytest.mark.parametrize("path", html_pages())
@@ -175,7 +187,8 @@ def test_sitemap_lists_every_page_with_hreflang_alternates(client: TestClient) -
     tree = ElementTree.fromstring(response.content)
     namespaces = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
     locations = [element.text for element in tree.findall("s:url/s:loc", namespaces)]
-    assert set(locations) == {f"http://testserver{path}" for path in html_pages()}
+    expected = {*html_pages(), *(f"/{language}/lab" for language in SUPPORTED_LANGUAGES)}
+    assert set(locations) == {f"http://testserver{path}" for path in expected}
     for url in tree.findall("s:url", namespaces):
         hreflangs = {link.get("hreflang") for link in url.findall("x:link", namespaces)}
         assert hreflangs == set(SUPPORTED_LANGUAGES)

@@ -49,7 +49,8 @@ async def robots(state: StateDep) -> PlainTextResponse:
 async def sitemap(request: Request, state: StateDep) -> Response:
     base = state.settings.base_url
     pages: list[tuple[dict[str, str], str | None]] = [
-        ({lang: request.app.url_path_for("home", lang=lang) for lang in SUPPORTED_LANGUAGES}, None)
+        ({lang: request.app.url_path_for(name, lang=lang) for lang in SUPPORTED_LANGUAGES}, None)
+        for name in ("home", "lab")
     ]
     for chapter in state.course.published:
         paths = {lang: request.app.url_path_for("chapter", lang=lang, slug=chapter.slug)

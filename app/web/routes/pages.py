@@ -13,16 +13,6 @@ from app.web.identity import learner_identity
 
 router = APIRouter()
 
-LANGUAGE_COOKIE_MAX_AGE_S = 365 * 24 * 3600
-
-
-def _remember_language(response: Response, request: Request, language: str) -> None:
-    if request.cookies.get(LANGUAGE_COOKIE) != language:
-        response.set_cookie(
-            LANGUAGE_COOKIE, language, max_age=LANGUAGE_COOKIE_MAX_AGE_S, path="/", samesite="lax",
-            secure=request.url.scheme == "https", httponly=True,
-        )
-
 
 @router.get("/", name="root", include_in_schema=False)
 async def root(request: Request) -> RedirectResponse:
@@ -44,11 +34,9 @@ def home(request: Request, lang: LanguageDep, state: StateDep) -> Response:
     chapter_quizzes = [quiz for quiz in state.quizzes if not quiz.is_exam]
     overall = round(sum(best.get(quiz.id, 0) for quiz in chapter_quizzes) / len(chapter_quizzes)) if (
         chapter_quizzes) else 0
-    response = state.templates.render(request, "home.html", lang, {
+    return state.templates.render(request, "home.html", lang, {
         "best_scores": best, "quizzes": state.quizzes, "overall_progress": overall,
     }, headers={"cache-control": "no-store"})
-    _remember_language(response, request, lang)
-    return response
 
 
 @router.get("/{lang}/guides/{slug}", name="chapter", include_in_schema=False)
@@ -57,10 +45,8 @@ async def chapter(request: Request, lang: str, slug: str) -> Response:
     state = app_state(request)
     chapter = require_chapter(state, slug)
     previous, following = state.course.neighbours(chapter.slug)
-    response = state.templates.render_shared(
+    return state.templates.render_shared(
         request, "chapter.html", language,
         {"chapter": chapter, "page": chapter.pages[language], "previous": previous, "following": following,
          "quiz": state.quizzes.chapter_quiz(chapter.slug)},
     )
-    _remember_language(response, request, language)
-    return response

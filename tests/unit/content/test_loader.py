@@ -153,6 +153,14 @@ def test_repeated_citations_show_the_source_number(content_dir: Path) -> None:
     assert 'id="fnref1:1"' in html
 
 
+def test_a_diagram_may_appear_only_once_per_page(content_dir: Path) -> None:
+    path = content_dir / "guides" / "alpha" / "en.md"
+    edit(path, "Units matter.", "Units matter.\n\n::: diagram link-compare\n:::\n")
+    assert "guides/alpha/en.md: diagram 'link-compare' appears more than once; a page can show each diagram once" in (
+        problems_of(content_dir)
+    )
+
+
 def test_every_problem_is_reported_not_only_the_first(content_dir: Path) -> None:
     edit(content_dir / "guides" / "alpha" / "en.md", "[^src-a]", "[^nope]")
     edit(content_dir / "guides" / "beta" / "ko.md", "::: diagram link-compare", "::: diagram nope")
