@@ -29,20 +29,22 @@ class Decision:
     retry_after_s: int  # 0 when allowed
 
 
+_TABLE = RateLimitCounter.__table__
+# Built once: constructing the statement per request would cost more than executing it.
+_UPSERT = {
+    name: dialect.insert(_TABLE)
+    .on_conflict_do_update(index_elements=["key", "window_start"], set_={"count": _TABLE.c.count + 1})
+    .returning(_TABLE.c.count)
+    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
+}
+
+
 def hit(session: Session, key: str, limit: Limit, now: datetime) -> Decision:
     epoch_s = int(now.timestamp())
     window_start = epoch_s - epoch_s % limit.window_s
-    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    statement = (
-        insert(RateLimitCounter)
-        .values(key=key[:128], window_start=window_start, count=1)
-        .on_conflict_do_update(
-            index_elements=[RateLimitCounter.key, RateLimitCounter.window_start],
-            set_={"count": RateLimitCounter.count + 1},
-        )
-        .returning(RateLimitCounter.count)
-    )
-    count = session.execute(statement).scalar_one()
+    dialect = "postgresql" if session.get_bind().dialect.name == "postgresql" else "sqlite"
+    count = session.execute(_UPSERT[dialect], {"key": key[:128], "window_start": window_start, "count": 1}
+                            ).scalar_one()
     if count <= limit.requests:
         return Decision(True, 0)
     return Decision(False, max(1, window_start + limit.window_s - epoch_s))

@@ -19,7 +19,7 @@ import secrets
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from sqlalchemy import CursorResult, func, select, update
+from sqlalchemy import CursorResult, bindparam, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -38,11 +38,34 @@ from app.quiz.grading import Grade, SubmissionError, grade_choice, grade_numeric
 from app.quiz.models import OPEN_STATES, QuizAnswer, QuizAttempt, aware
 from app.quiz.ratelimit import Limit
 from app.quiz.units import QuantityError, quantity_from_parts
-from app.quiz.views import AnswerView, AttemptView, DrawnView, answer_view, attempt_view, stored_questions
+from app.quiz.views import AnswerView, AttemptView, DrawnView, StoredAnswer, answer_view, attempt_view, stored_questions
 
 ATTEMPT_ID_BYTES = 16  # 128 bits: unguessable (and still checked against the owner)
 TOKEN_BYTES = 9
 MAX_TOKENS = 32
+
+
+# The answer path is the hot one: its statements are built once here, with bound parameters, because building
+# a SQLAlchemy statement per request costs more than running it on SQLite.
+_ATTEMPT_FOR_UPDATE = select(QuizAttempt).where(QuizAttempt.id == bindparam("attempt_id")).with_for_update()
+_ATTEMPT = select(QuizAttempt).where(QuizAttempt.id == bindparam("attempt_id"))
+_ANSWERS = select(
+    QuizAnswer.question_id, QuizAnswer.chosen, QuizAnswer.text, QuizAnswer.correct, QuizAnswer.diagnosis,
+    QuizAnswer.ratio,
+).where(QuizAnswer.attempt_id == bindparam("attempt_id"))
+_ANSWERS_TABLE = QuizAnswer.__table__
+_INSERT_ANSWER = {
+    name: dialect.insert(_ANSWERS_TABLE)
+    .on_conflict_do_nothing(index_elements=["attempt_id", "question_id"])
+    .returning(_ANSWERS_TABLE.c.id)
+    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
+}
+_MARK_IN_PROGRESS = (
+    update(QuizAttempt)
+    .where(QuizAttempt.id == bindparam("attempt_id"), QuizAttempt.state == "created")
+    .values(state="in_progress")
+    .execution_options(synchronize_session=False)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,18 +205,16 @@ def exam_status(session: Session, quiz: Quiz, learner_id: str, now: datetime) ->
 
 def _load(session: Session, catalog: QuizCatalog, learner_id: str, attempt_id: str,
           lock: bool) -> tuple[QuizAttempt, Quiz]:
-    statement = select(QuizAttempt).where(QuizAttempt.id == attempt_id)
-    if lock:
-        statement = statement.with_for_update()
-    attempt = session.scalars(statement).one_or_none()
+    statement = _ATTEMPT_FOR_UPDATE if lock else _ATTEMPT
+    attempt = session.scalars(statement, {"attempt_id": attempt_id}).one_or_none()
     quiz = catalog.get(attempt.quiz_id) if attempt is not None else None
     if attempt is None or quiz is None or not secrets.compare_digest(attempt.learner_id, learner_id):
         raise AttemptNotFoundError(attempt_id)
     return attempt, quiz
 
 
-def _answers(session: Session, attempt_id: str) -> list[QuizAnswer]:
-    return list(session.scalars(select(QuizAnswer).where(QuizAnswer.attempt_id == attempt_id)))
+def _answers(session: Session, attempt_id: str) -> list[StoredAnswer]:
+    return [StoredAnswer(*row) for row in session.execute(_ANSWERS, {"attempt_id": attempt_id})]
 
 
 def _view(session: Session, attempt: QuizAttempt, quiz: Quiz) -> AttemptView:
@@ -287,27 +308,23 @@ def submit_answer(
     except InvalidSubmissionError:
         session.commit()
         raise
-    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    inserted = session.execute(
-        insert(QuizAnswer).values(
-            attempt_id=attempt.id, question_id=question_id, chosen=list(chosen) if chosen is not None else None,
-            text=text, value=value, correct=grade.correct, diagnosis=grade.diagnosis, ratio=grade.ratio,
-            answered_at=now,
-        ).on_conflict_do_nothing(index_elements=[QuizAnswer.attempt_id, QuizAnswer.question_id])
-        .returning(QuizAnswer.id)
-    ).scalar_one_or_none()
-    row = session.scalars(
-        select(QuizAnswer).where(QuizAnswer.attempt_id == attempt.id, QuizAnswer.question_id == question_id)
-    ).one()
-    locked = answer_view(drawn, row)
+    values = {
+        "attempt_id": attempt.id, "question_id": question_id, "chosen": list(chosen) if chosen is not None else None,
+        "text": text, "value": value, "correct": grade.correct, "diagnosis": grade.diagnosis, "ratio": grade.ratio,
+        "answered_at": now,
+    }
+    dialect = "postgresql" if session.get_bind().dialect.name == "postgresql" else "sqlite"
+    inserted = session.execute(_INSERT_ANSWER[dialect], values).scalar_one_or_none()
     if inserted is None:  # lost a race that the row lock should have prevented: still, never grade twice
+        row = session.execute(_ANSWERS.where(QuizAnswer.question_id == question_id),
+                              {"attempt_id": attempt.id}).one()
+        stored_now = answer_view(drawn, StoredAnswer(*row))
         session.commit()
-        raise AlreadyAnsweredError(locked, replace(view, answers={**view.answers, question_id: locked}))
+        raise AlreadyAnsweredError(stored_now, replace(view, answers={**view.answers, question_id: stored_now}))
+    locked = answer_view(drawn, StoredAnswer(question_id, list(chosen) if chosen is not None else None, text,
+                                             grade.correct, grade.diagnosis, grade.ratio))
     if attempt.state == "created":
-        session.execute(
-            update(QuizAttempt).where(QuizAttempt.id == attempt.id, QuizAttempt.state == "created")
-            .values(state="in_progress").execution_options(synchronize_session=False)
-        )
+        session.execute(_MARK_IN_PROGRESS, {"attempt_id": attempt.id})
     session.commit()
     return Answered(replace(view, state="in_progress", answers={**view.answers, question_id: locked}), locked)
 

@@ -165,12 +165,24 @@ def drawn_questions(attempt: QuizAttempt, quiz: Quiz) -> tuple[DrawnView, ...]:
     return tuple(views)
 
 
-def answer_view(drawn: DrawnView, row: QuizAnswer) -> AnswerView:
+@dataclass(frozen=True, slots=True)
+class StoredAnswer:
+    """The columns of a quiz_answers row that the views need (read with Core: ORM objects cost more)."""
+
+    question_id: str
+    chosen: list[int] | None
+    text: str | None
+    correct: bool
+    diagnosis: str | None
+    ratio: float | None
+
+
+def answer_view(drawn: DrawnView, row: StoredAnswer | QuizAnswer) -> AnswerView:
     grade = Grade(correct=row.correct, diagnosis=row.diagnosis, ratio=row.ratio)
     return AnswerView(row.question_id, drawn, grade, tuple(row.chosen or ()), row.text, answered=True)
 
 
-def attempt_view(attempt: QuizAttempt, quiz: Quiz, answers: list[QuizAnswer]) -> AttemptView:
+def attempt_view(attempt: QuizAttempt, quiz: Quiz, answers: list[StoredAnswer]) -> AttemptView:
     questions = drawn_questions(attempt, quiz)
     by_id = {drawn.id: drawn for drawn in questions}
     answer_views = {row.question_id: answer_view(by_id[row.question_id], row)

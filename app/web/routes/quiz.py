@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, HTTPException, Request, status
 from fastapi.responses import RedirectResponse
+from starlette.applications import Starlette
 from starlette.responses import Response
 
 from app.learners.service import ensure_learner
@@ -57,9 +59,21 @@ def _render(
     status_code: int = 200, headers: Mapping[str, str] | None = None,
 ) -> Response:
     text = _text(state, language)
-    full_context = {"quiz_text": text, "feedback_for": text.feedback, "expected_for": text.expected} | dict(context)
+    app = request.app
+
+    def chapter_url(slug: str) -> str:
+        return _chapter_url(app, language, slug)
+
+    full_context = {"quiz_text": text, "feedback_for": text.feedback, "expected_for": text.expected,
+                    "chapter_url": chapter_url} | dict(context)
     return state.templates.render(request, name, language, full_context, status_code=status_code,
                                   headers=NO_STORE | dict(headers or {}))
+
+
+@lru_cache(maxsize=256)
+def _chapter_url(app: Starlette, language: str, slug: str) -> str:
+    # Starlette finds a route's URL by trying every route in turn; the answer fragment needs it on every answer.
+    return str(app.url_path_for("chapter", lang=language, slug=slug))
 
 
 def _landing(request: Request, lang: str, quiz: Quiz, message: str | None = None,
