@@ -1,18 +1,27 @@
-"""A real uvicorn serving an app in a background thread, for benchmarks that compare endpoints side by side."""
+"""Serve the app in its own uvicorn process and compare endpoints side by side, alternating round by round.
+
+The server runs in a separate process, as in any deployment: a server thread inside the benchmark process would
+share the client's GIL, and routes that hand work to a thread pool would pay for three threads taking turns
+instead of two.
+"""
 
 from __future__ import annotations
 
+import os
 import socket
 import statistics
-import threading
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
-import uvicorn
-from fastapi import FastAPI
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 def free_port() -> int:
@@ -22,18 +31,40 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(app: FastAPI) -> Iterator[str]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+def serve(database_url: str | None = None) -> Iterator[str]:
+    """The app (with the benchmark endpoint) under uvicorn in a child process; yields its base URL."""
+    with tempfile.TemporaryDirectory() as var_dir:
+        port = free_port()
+        environment = os.environ | {"ENV": "test", "VAR_DIR": var_dir, "SECRET_KEY": "b" * 40,
+                                    "BASE_URL": f"http://127.0.0.1:{port}", "LOG_LEVEL": "WARNING"}
+        environment.pop("DATABASE_URL", None)
+        if database_url:
+            environment["DATABASE_URL"] = database_url
+        process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--factory", "benchmarks._app:create", "--host", "127.0.0.1",
+             "--port", str(port), "--log-level", "warning", "--no-access-log"],
+            cwd=PROJECT_ROOT, env=environment,
+        )
+        base_url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the benchmark server did not start")
+                time.sleep(0.1)
+            yield base_url
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def set_constant(client: httpx.Client, body: bytes) -> None:
+    client.put("/__benchmark/constant", content=body).raise_for_status()
 
 
 @dataclass(frozen=True)

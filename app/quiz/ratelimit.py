@@ -34,20 +34,30 @@ _TABLE = RateLimitCounter.__table__
 _UPSERT = {
     name: dialect.insert(_TABLE)
     .on_conflict_do_update(index_elements=["key", "window_start"], set_={"count": _TABLE.c.count + 1})
-    .returning(_TABLE.c.count)
+    .returning(_TABLE.c.count, sort_by_parameter_order=True)
     for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
 }
 
 
 def hit(session: Session, key: str, limit: Limit, now: datetime) -> Decision:
+    return hit_all(session, [(key, limit)], now)[0]
+
+
+def hit_all(session: Session, keys: list[tuple[str, Limit]], now: datetime) -> list[Decision]:
+    """Count one hit on every key, in one statement (several keys guard one action: per learner, per client)."""
     epoch_s = int(now.timestamp())
-    window_start = epoch_s - epoch_s % limit.window_s
+    windows = [epoch_s - epoch_s % limit.window_s for _key, limit in keys]
     dialect = "postgresql" if session.get_bind().dialect.name == "postgresql" else "sqlite"
-    count = session.execute(_UPSERT[dialect], {"key": key[:128], "window_start": window_start, "count": 1}
-                            ).scalar_one()
-    if count <= limit.requests:
-        return Decision(True, 0)
-    return Decision(False, max(1, window_start + limit.window_s - epoch_s))
+    parameters = [
+        {"key": key[:128], "window_start": window_start, "count": 1}
+        for (key, _limit), window_start in zip(keys, windows, strict=True)
+    ]
+    counts = session.execute(_UPSERT[dialect], parameters).scalars().all()
+    decisions = []
+    for (_key, limit), window_start, count in zip(keys, windows, counts, strict=True):
+        allowed = count <= limit.requests
+        decisions.append(Decision(allowed, 0 if allowed else max(1, window_start + limit.window_s - epoch_s)))
+    return decisions
 
 
 def forget_before(session: Session, now: datetime, keep_s: int = 86_400) -> None:

@@ -110,8 +110,8 @@ class ExamStatus:
 
 
 def _limit(session: Session, keys: list[tuple[str, Limit]], now: datetime) -> None:
-    refused = [ratelimit.hit(session, key, limit, now) for key, limit in keys]
-    waits = [decision.retry_after_s for decision in refused if not decision.allowed]
+    decisions = ratelimit.hit_all(session, keys, now)
+    waits = [decision.retry_after_s for decision in decisions if not decision.allowed]
     if waits:
         session.commit()
         raise RateLimitedError(max(waits))

@@ -41,6 +41,23 @@ def faq_entity(entry: FaqEntry) -> dict[str, Any]:
             "acceptedAnswer": {"@type": "Answer", "text": entry.answer}}
 
 
+def url_path(request: Request, route_name: str, /, **params: Any) -> str:
+    """Starlette's url_path_for, but through a name -> route table instead of trying every route in turn."""
+    app = request.app
+    table: dict[str, Any] | None = getattr(app.state, "routes_by_name", None)
+    if table is None:
+        table = {}
+        for route in app.routes:
+            name = getattr(route, "name", None)
+            if name is not None:
+                table.setdefault(name, route)
+        app.state.routes_by_name = table
+    route = table.get(route_name)
+    if route is None:
+        return str(app.url_path_for(route_name, **params))
+    return str(route.url_path_for(route_name, **params))
+
+
 class StaticVersions:
     """Content hashes of static files, appended as ?v= so browsers may cache them for long."""
 
@@ -68,6 +85,8 @@ class Templates:
                 autoescape=select_autoescape(default=True, default_for_string=True),
                 undefined=StrictUndefined,
                 extensions=["jinja2.ext.i18n"],
+                # Templates do not change while the app runs; without this every include stats its file.
+                auto_reload=False,
                 trim_blocks=True,
                 lstrip_blocks=True,
             )
@@ -121,7 +140,7 @@ class Templates:
         state = request.app.state.interconnects
 
         def url(route_name: str, /, **params: Any) -> str:
-            return str(request.app.url_path_for(route_name, **params))
+            return url_path(request, route_name, **params)
 
         def static(path: str) -> str:
             return f"{url('static', path=path)}?v={self.static_versions(path)}"
