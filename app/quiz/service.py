@@ -5,9 +5,8 @@ committing what must persist, such as a rate-limit hit or an expiry). Concurrenc
 - A write session on SQLite starts with BEGIN IMMEDIATE, so writers are serialised.
 - On PostgreSQL, answer and finish lock the attempt row first (SELECT ... FOR UPDATE), so an answer cannot slip
   in between the finishing UPDATE and the score it computes.
-- start_attempt expects the caller to have upserted the learner row in the same transaction
-  (app.learners.service.ensure_learner; features do not import each other). The upsert also locks that row
-  on PostgreSQL, which serialises a learner's concurrent starts (the exam's attempts-per-day check).
+- start_attempt upserts the learner row first (an attempt is a learner's first write). The upsert also locks
+  that row on PostgreSQL, which serialises a learner's concurrent starts (the exam's attempts-per-day check).
 - An answer is an INSERT ... ON CONFLICT DO NOTHING on UNIQUE(attempt_id, question_id): a second, concurrent or
   replayed answer inserts nothing and gets the stored one back, without aborting the transaction.
 - Finishing is UPDATE ... WHERE state IN ('created', 'in_progress'): only one request can change the row.
@@ -23,6 +22,7 @@ from sqlalchemy import CursorResult, bindparam, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from app.learners.service import ensure_learner
 from app.quiz import ratelimit
 from app.quiz.bank import Quiz, QuizCatalog
 from app.quiz.draw import draw_attempt
@@ -118,12 +118,14 @@ def _limit(session: Session, keys: list[tuple[str, Limit]], now: datetime) -> No
 
 
 def start_attempt(
-    session: Session, catalog: QuizCatalog, learner_id: str, quiz_id: str, client: str, now: datetime,
-    policy: QuizPolicy,
+    session: Session, catalog: QuizCatalog, learner_id: str, language: str, quiz_id: str, client: str,
+    now: datetime, policy: QuizPolicy,
 ) -> AttemptView:
+    """Draw a new attempt; the learner's first write, so their row is created (or touched) here too."""
     quiz = catalog.get(quiz_id)
     if quiz is None:
         raise QuizNotFoundError(quiz_id)
+    ensure_learner(session, learner_id, language)
     _limit(session, [(f"start:l:{learner_id}", policy.start_per_learner),
                      (f"start:c:{client}", policy.start_per_client)], now)
     if quiz.attempts_per_day is not None or quiz.seconds_between_attempts:

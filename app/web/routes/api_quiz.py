@@ -16,7 +16,6 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from app.learners.service import ensure_learner
 from app.quiz import service
 from app.quiz.errors import (
     AlreadyAnsweredError,
@@ -183,9 +182,8 @@ def start_attempt(request: Request, quiz_id: str, _origin: ApiOriginDep, lang: L
     text = _text(request, language)
     try:
         with state.database.write_session() as session:
-            ensure_learner(session, learner_identity(request).learner_id, language)
-            attempt = service.start_attempt(session, state.quizzes, learner_identity(request).learner_id, quiz_id,
-                                            _client(request), _now(), state.quiz_policy)
+            attempt = service.start_attempt(session, state.quizzes, learner_identity(request).learner_id, language,
+                                            quiz_id, _client(request), _now(), state.quiz_policy)
     except QuizNotFoundError:
         return _error(404, text.not_found())
     except RateLimitedError as error:

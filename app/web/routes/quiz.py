@@ -19,7 +19,6 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from app.learners.service import ensure_learner
 from app.quiz import service
 from app.quiz.bank import Quiz
 from app.quiz.errors import (
@@ -141,9 +140,8 @@ def _start(request: Request, lang: str, quiz: Quiz) -> Response:
     learner_id = learner_identity(request).learner_id
     try:
         with state.database.write_session() as session:
-            ensure_learner(session, learner_id, lang)
-            attempt = service.start_attempt(session, state.quizzes, learner_id, quiz.id, client_key(request), now(),
-                                            state.quiz_policy)
+            attempt = service.start_attempt(session, state.quizzes, learner_id, lang, quiz.id, client_key(request),
+                                            now(), state.quiz_policy)
     except QuizNotFoundError:
         raise HTTPException(status_code=status.HTTP_404_NOT_FOUND) from None
     except RateLimitedError as error:

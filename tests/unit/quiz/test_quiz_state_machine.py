@@ -19,7 +19,6 @@ from sqlalchemy import select
 import app.models  # noqa: F401  (every table)
 from app import migrations
 from app.db import Database
-from app.learners.service import ensure_learner
 from app.quiz import service
 from app.quiz.errors import AlreadyAnsweredError, AttemptClosedError, InvalidSubmissionError
 from app.quiz.models import QuizAnswer, QuizAttempt
@@ -48,9 +47,8 @@ def make_machine(database: Database) -> type[RuleBasedStateMachine]:
             self.learner = secrets.token_hex(16)
             self.now = T0
             with database.write_session() as session:
-                ensure_learner(session, self.learner, "en")
-                self.attempt = service.start_attempt(session, catalog, self.learner, "exam", "test", self.now,
-                                                     GENEROUS)
+                self.attempt = service.start_attempt(session, catalog, self.learner, "en", "exam", "test",
+                                                     self.now, GENEROUS)
             self.locked: dict[str, tuple[bool, tuple[int, ...], str | None]] = {}
             self.final: tuple[str, datetime | None, int | None] | None = None
 
