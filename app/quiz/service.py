@@ -379,3 +379,16 @@ def best_scores(session: Session, learner_id: str) -> dict[str, int]:
         .group_by(QuizAttempt.quiz_id)
     )
     return {quiz_id: int(best) for quiz_id, best in rows if best is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    best_scores: dict[str, int]  # quiz id -> best score over closed attempts, in percent
+    overall_percent: int  # mean of the best scores of every chapter quiz (a quiz not yet taken counts 0)
+
+
+def course_progress(session: Session, catalog: QuizCatalog, learner_id: str) -> Progress:
+    best = best_scores(session, learner_id)
+    chapter_quizzes = [quiz for quiz in catalog if not quiz.is_exam]
+    overall = sum(best.get(quiz.id, 0) for quiz in chapter_quizzes) / len(chapter_quizzes) if chapter_quizzes else 0
+    return Progress(best, round(overall))

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
-from app.quiz.service import best_scores
+from app.quiz import service
 from app.web.deps import LanguageDep, StateDep, app_state, require_chapter, require_language
 from app.web.i18n import LANGUAGE_COOKIE, negotiate_language
 from app.web.identity import learner_identity
@@ -26,16 +26,13 @@ async def root(request: Request) -> RedirectResponse:
 def home(request: Request, lang: LanguageDep, state: StateDep) -> Response:
     # Per learner (quiz progress), so rendered per request; a plain `def` keeps the database read off the loop.
     identity = learner_identity(request)
-    learner_id = identity.learner_id
-    best: dict[str, int] = {}
-    if not identity.minted:  # a new visitor has no attempts: skip the query
+    learner_id = identity.learner_id  # mints an id for a new visitor, who has no attempts: skip the query
+    progress = service.Progress({}, 0)
+    if not identity.minted:
         with state.database.read_session() as session:
-            best = best_scores(session, learner_id)
-    chapter_quizzes = [quiz for quiz in state.quizzes if not quiz.is_exam]
-    overall = round(sum(best.get(quiz.id, 0) for quiz in chapter_quizzes) / len(chapter_quizzes)) if (
-        chapter_quizzes) else 0
+            progress = service.course_progress(session, state.quizzes, learner_id)
     return state.templates.render(request, "home.html", lang, {
-        "best_scores": best, "quizzes": state.quizzes, "overall_progress": overall,
+        "best_scores": progress.best_scores, "quizzes": state.quizzes, "overall_progress": progress.overall_percent,
     }, headers={"cache-control": "no-store"})
 
 

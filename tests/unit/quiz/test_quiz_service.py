@@ -185,3 +185,21 @@ def test_rate_limits_are_counted_in_the_database(database: Database) -> None:
         start(database, policy=tight, at=T0 + timedelta(seconds=2))
     assert raised.value.retry_after_s == 58
     start(database, policy=tight, at=T0 + timedelta(seconds=61))  # a new window
+
+
+def test_course_progress_is_the_mean_best_score_of_the_chapter_quizzes(database: Database) -> None:
+    with database.read_session() as session:
+        assert service.course_progress(session, real_catalog(), LEARNER) == service.Progress({}, 0)
+    attempt = start(database)
+    for drawn in attempt.questions[:2]:
+        answer(database, attempt.id, drawn, right=True)
+    first = finish(database, attempt.id)
+    second = start(database, at=T0 + timedelta(minutes=1))
+    finish(database, second.id, at=T0 + timedelta(minutes=1))  # a worse attempt does not lower the best
+    chapter_quizzes = [quiz for quiz in real_catalog() if not quiz.is_exam]
+    with database.read_session() as session:
+        progress = service.course_progress(session, real_catalog(), LEARNER)
+    assert first.score_percent is not None
+    assert first.score_percent > 0
+    assert progress.best_scores == {"nvlink": first.score_percent}
+    assert progress.overall_percent == round(first.score_percent / len(chapter_quizzes))
