@@ -13,7 +13,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, make_url, text
 
+from app import migrations
 from app.config import Environment, Settings
+from app.db import Database
 from app.main import create_app
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -69,6 +71,15 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         yield databases.create()
     finally:
         databases.drop_all()
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    """A fresh database migrated to head, on each backend, disposed of afterwards."""
+    database = Database.from_url(database_url)
+    migrations.upgrade(database)
+    yield database
+    database.dispose()
 
 
 @pytest.fixture

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.servers import INTERCONNECTS_SERVE, running_server
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -39,44 +36,13 @@ def _require_browser() -> None:
         pytest.skip(reason)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app as `interconnects serve` runs it (a real uvicorn process), on SQLite in a temporary folder."""
     _require_browser()
-    port = _free_port()
-    base_url = f"http://127.0.0.1:{port}"
     var_dir = tmp_path_factory.mktemp("e2e-var")
-    environment = os.environ | {
-        "ENV": "test", "VAR_DIR": str(var_dir), "BASE_URL": base_url, "SECRET_KEY": "e2e-" + "k" * 40,
-    }
-    environment.pop("DATABASE_URL", None)
-    log_path = var_dir / "server.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=PROJECT_ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"uvicorn did not start:\n{log_path.read_text()}")
-                time.sleep(0.1)
-            yield base_url
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
+    with running_server(INTERCONNECTS_SERVE, var_dir, {"SECRET_KEY": "e2e-" + "k" * 40}) as base_url:
+        yield base_url
 
 
 @pytest.fixture(scope="session")

@@ -3,12 +3,7 @@ exactly one stored answer, exactly one finalisation, and never a 500."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,15 +16,9 @@ import app.models  # noqa: F401  (every table)
 from app import migrations
 from app.db import Database
 from app.quiz.models import QuizAnswer, QuizAttempt
-from tests.conftest import PROJECT_ROOT
+from tests.servers import UVICORN, running_server
 
 CLIENTS = 24
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture
@@ -38,33 +27,11 @@ def server(database_url: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
     database = Database.from_url(database_url)
     migrations.upgrade(database)
     database.dispose()
-    port = _free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    environment = os.environ | {"ENV": "test", "VAR_DIR": str(tmp_path), "BASE_URL": base_url,
-                                "SECRET_KEY": "race-" + "r" * 40, "DATABASE_URL": database_url}
-    log_path = tmp_path / "server.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
-             "--workers", "2", "--log-level", "warning"],
-            cwd=PROJECT_ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"uvicorn did not start:\n{log_path.read_text()}")
-                time.sleep(0.1)
-            yield base_url, database_url
-        finally:
-            process.terminate()
-            process.wait(timeout=15)
-    assert "Traceback" not in log_path.read_text(), log_path.read_text()
+    environment = {"SECRET_KEY": "race-" + "r" * 40, "DATABASE_URL": database_url}
+    with running_server(UVICORN, tmp_path, environment, ("--workers", "2", "--log-level", "warning")) as base_url:
+        yield base_url, database_url
+    log = (tmp_path / "server.log").read_text()
+    assert "Traceback" not in log, log
 
 
 def race(count: int, call: Callable[[httpx.Client], httpx.Response], cookies: httpx.Cookies,

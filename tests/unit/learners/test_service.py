@@ -1,23 +1,12 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
 from sqlalchemy import func, select
 
-from app import migrations
 from app.db import Database
 from app.learners.models import Learner
 from app.learners.service import ensure_learner
-
-
-@pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database.from_url(database_url)
-    migrations.upgrade(database)
-    yield database
-    database.dispose()
 
 
 def test_first_write_creates_then_updates(database: Database) -> None:

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
-import pytest
-
-from app import migrations
 from app.db import Database
 from app.quiz.ratelimit import Limit, hit, hit_all
 
 NOW = datetime(2026, 11, 30, 12, 0, 30, tzinfo=UTC)
-
-
-@pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database.from_url(database_url)
-    migrations.upgrade(database)
-    yield database
-    database.dispose()
 
 
 def test_every_key_is_counted_in_its_own_window(database: Database) -> None:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import func, select
 
 import app.models  # noqa: F401  (every table)
-from app import migrations
 from app.db import Database
 from app.quiz import service
 from app.quiz.errors import (
@@ -30,14 +28,6 @@ LEARNER = "a" * 32
 OTHER = "b" * 32
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 POLICY = QuizPolicy()
-
-
-@pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database.from_url(database_url)
-    migrations.upgrade(database)
-    yield database
-    database.dispose()
 
 
 def start(database: Database, quiz_id: str = "nvlink", learner: str = LEARNER, at: datetime = T0,

@@ -7,17 +7,14 @@ an attempt is finalised once (its state and finishing time never change afterwar
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 from sqlalchemy import select
 
 import app.models  # noqa: F401  (every table)
-from app import migrations
 from app.db import Database
 from app.quiz import service
 from app.quiz.errors import AlreadyAnsweredError, AttemptClosedError, InvalidSubmissionError
@@ -28,14 +25,6 @@ from tests.unit.quiz.helpers import real_catalog, right_answer, wrong_answer
 
 GENEROUS = QuizPolicy(*(Limit(10_000, 60) for _ in range(4)))
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database.from_url(database_url)
-    migrations.upgrade(database)
-    yield database
-    database.dispose()
 
 
 def make_machine(database: Database) -> type[RuleBasedStateMachine]:
