@@ -15,6 +15,7 @@ committing what must persist, such as a rate-limit hit or an expiry). Concurrenc
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
@@ -385,10 +386,25 @@ def best_scores(session: Session, learner_id: str) -> dict[str, int]:
 class Progress:
     best_scores: dict[str, int]  # quiz id -> best score over closed attempts, in percent
     overall_percent: int  # mean of the best scores of every chapter quiz (a quiz not yet taken counts 0)
+    continue_chapter: str | None = None  # the first chapter, in course order, whose quiz is not passed yet
+    ready_for_exam: bool = False  # every chapter quiz passed
+
+    @property
+    def started(self) -> bool:
+        return bool(self.best_scores)
 
 
-def course_progress(session: Session, catalog: QuizCatalog, learner_id: str) -> Progress:
+def course_progress(
+    session: Session, catalog: QuizCatalog, learner_id: str, chapter_order: Sequence[str]
+) -> Progress:
+    """The learner's quiz progress, and where to continue: chapters are taken in `chapter_order`."""
     best = best_scores(session, learner_id)
     chapter_quizzes = [quiz for quiz in catalog if not quiz.is_exam]
     overall = sum(best.get(quiz.id, 0) for quiz in chapter_quizzes) / len(chapter_quizzes) if chapter_quizzes else 0
-    return Progress(best, round(overall))
+    if not best:
+        return Progress(best, round(overall))
+    for slug in chapter_order:
+        quiz = catalog.chapter_quiz(slug)
+        if quiz is not None and best.get(quiz.id, 0) < quiz.pass_percent:
+            return Progress(best, round(overall), continue_chapter=slug)
+    return Progress(best, round(overall), ready_for_exam=catalog.exam is not None)

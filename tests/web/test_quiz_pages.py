@@ -120,6 +120,9 @@ def test_without_javascript_answer_finish_and_review(app: FastAPI, client: TestC
     home = client.get("/ko/").text
     assert "최고 점수" in home
     assert 'id="course-progress"' in home
+    # Below the pass mark, the learner is sent back to the chapter rather than to the start.
+    assert '<a class="button button-primary" href="/ko/guides/nvlink">이어서 보기: NVLink</a>' in home
+    assert "강좌 시작하기" not in home
 
 
 def test_with_htmx_the_feedback_fragment_comes_back_and_is_locked(app: FastAPI, client: TestClient) -> None:

@@ -30,9 +30,11 @@ def home(request: Request, lang: LanguageDep, state: StateDep) -> Response:
     progress = service.Progress({}, 0)
     if not identity.minted:
         with state.database.read_session() as session:
-            progress = service.course_progress(session, state.quizzes, learner_id)
+            progress = service.course_progress(session, state.quizzes, learner_id,
+                                               [chapter.slug for chapter in state.course.published])
     return state.templates.render(request, "home.html", lang, {
-        "best_scores": progress.best_scores, "quizzes": state.quizzes, "overall_progress": progress.overall_percent,
+        "progress": progress, "best_scores": progress.best_scores, "quizzes": state.quizzes,
+        "overall_progress": progress.overall_percent,
     }, headers={"cache-control": "no-store"})
 
 

@@ -179,7 +179,7 @@ def test_rate_limits_are_counted_in_the_database(database: Database) -> None:
 
 def test_course_progress_is_the_mean_best_score_of_the_chapter_quizzes(database: Database) -> None:
     with database.read_session() as session:
-        assert service.course_progress(session, real_catalog(), LEARNER) == service.Progress({}, 0)
+        assert service.course_progress(session, real_catalog(), LEARNER, ["nvlink"]) == service.Progress({}, 0)
     attempt = start(database)
     for drawn in attempt.questions[:2]:
         answer(database, attempt.id, drawn, right=True)
@@ -188,8 +188,20 @@ def test_course_progress_is_the_mean_best_score_of_the_chapter_quizzes(database:
     finish(database, second.id, at=T0 + timedelta(minutes=1))  # a worse attempt does not lower the best
     chapter_quizzes = [quiz for quiz in real_catalog() if not quiz.is_exam]
     with database.read_session() as session:
-        progress = service.course_progress(session, real_catalog(), LEARNER)
+        progress = service.course_progress(session, real_catalog(), LEARNER, ["nvlink"])
     assert first.score_percent is not None
-    assert first.score_percent > 0
+    assert 0 < first.score_percent < real_catalog().chapter_quiz("nvlink").pass_percent  # type: ignore[union-attr]
     assert progress.best_scores == {"nvlink": first.score_percent}
     assert progress.overall_percent == round(first.score_percent / len(chapter_quizzes))
+    assert (progress.continue_chapter, progress.ready_for_exam) == ("nvlink", False)
+
+
+def test_passing_every_chapter_quiz_points_to_the_exam(database: Database) -> None:
+    attempt = start(database)
+    for drawn in attempt.questions:
+        answer(database, attempt.id, drawn)
+    finish(database, attempt.id)
+    with database.read_session() as session:
+        progress = service.course_progress(session, real_catalog(), LEARNER, ["nvlink"])
+    assert progress.started
+    assert (progress.continue_chapter, progress.ready_for_exam) == (None, True)
