@@ -13,6 +13,7 @@ import math
 import string
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
@@ -149,7 +150,7 @@ class Question:
             yield dict(zip(names, values, strict=True))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # compared and hashed by identity: a loaded bank is one object
 class Quiz:
     id: str
     chapter: str | None  # None for the final exam
@@ -194,6 +195,7 @@ class QuizCatalog:
 
 # --- text with parameters ------------------------------------------------------------------------------------
 
+@lru_cache(maxsize=4096)  # pure, and Babel's formatting is slow next to the rest of a feedback fragment
 def format_parameter(name: str, value: ParameterValue, language: str) -> str:
     """How a drawn parameter reads in a prompt: sizes in binary units, presets by name, numbers localised."""
     if name == "message_bytes" and isinstance(value, int):
@@ -221,6 +223,7 @@ def placeholders(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
+@lru_cache(maxsize=4096)
 def format_number(value: float, language: str) -> str:
     """Three significant digits, localised: what the feedback shows as the expected value."""
     if value == 0 or not math.isfinite(value):

@@ -1,19 +1,20 @@
 """Fixed-window rate limits kept in the database, so that every app process and host counts together.
 
-One upsert per hit: INSERT ... ON CONFLICT DO UPDATE SET count = count + 1 RETURNING count, atomic on both
-SQLite and PostgreSQL. It runs inside the caller's write transaction, so a request that is refused still
-counts (hammering does not reset the window) once the caller commits.
+One upsert for all of an action's keys: INSERT ... ON CONFLICT DO UPDATE SET count = count + 1 RETURNING count,
+atomic on both SQLite and PostgreSQL. It runs inside the caller's write transaction, so a request that is refused
+still counts (hammering does not reset the window) once the caller commits.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
-from sqlalchemy import delete
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Connection, delete
 from sqlalchemy.orm import Session
 
+from app.db import execute_on_driver
 from app.quiz.models import RateLimitCounter
 
 
@@ -29,33 +30,37 @@ class Decision:
     retry_after_s: int  # 0 when allowed
 
 
-_TABLE = RateLimitCounter.__table__
-# Built once: constructing the statement per request would cost more than executing it.
-_UPSERT = {
-    name: dialect.insert(_TABLE)
-    .on_conflict_do_update(index_elements=["key", "window_start"], set_={"count": _TABLE.c.count + 1})
-    .returning(_TABLE.c.count, sort_by_parameter_order=True)
-    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
-}
+@lru_cache(maxsize=16)
+def _upsert(key_count: int) -> str:
+    """The upsert for `key_count` keys: one multi-row VALUES statement, run on the driver's cursor (it runs on
+    every answer; see app/quiz/store.py for why that path skips SQLAlchemy's execution machinery)."""
+    table = RateLimitCounter.__tablename__
+    rows = ", ".join("(?, ?, 1)" for _ in range(key_count))
+    return (
+        f"INSERT INTO {table} (key, window_start, count) VALUES {rows} "  # noqa: S608  (no input in here)
+        f"ON CONFLICT (key, window_start) DO UPDATE SET count = {table}.count + 1 "
+        "RETURNING key, window_start, count"
+    )
 
 
-def hit(session: Session, key: str, limit: Limit, now: datetime) -> Decision:
-    return hit_all(session, [(key, limit)], now)[0]
+def hit(executor: Session | Connection, key: str, limit: Limit, now: datetime) -> Decision:
+    return hit_all(executor, [(key, limit)], now)[0]
 
 
-def hit_all(session: Session, keys: list[tuple[str, Limit]], now: datetime) -> list[Decision]:
+def hit_all(executor: Session | Connection, keys: list[tuple[str, Limit]], now: datetime) -> list[Decision]:
     """Count one hit on every key, in one statement (several keys guard one action: per learner, per client)."""
     epoch_s = int(now.timestamp())
-    windows = [epoch_s - epoch_s % limit.window_s for _key, limit in keys]
-    dialect = "postgresql" if session.get_bind().dialect.name == "postgresql" else "sqlite"
-    parameters = [
-        {"key": key[:128], "window_start": window_start, "count": 1}
-        for (key, _limit), window_start in zip(keys, windows, strict=True)
-    ]
-    counts = session.execute(_UPSERT[dialect], parameters).scalars().all()
+    slots = [(key[:128], epoch_s - epoch_s % limit.window_s) for key, limit in keys]
+    if len(set(slots)) != len(slots):
+        raise ValueError("each key may be hit once per statement")
+    connection = executor.connection() if isinstance(executor, Session) else executor
+    parameters = [value for slot in slots for value in slot]
+    counts = {(key, window_start): count for key, window_start, count in
+              execute_on_driver(connection, _upsert(len(slots)), parameters)}
     decisions = []
-    for (_key, limit), window_start, count in zip(keys, windows, counts, strict=True):
-        allowed = count <= limit.requests
+    for (_key, limit), slot in zip(keys, slots, strict=True):
+        allowed = counts[slot] <= limit.requests
+        window_start = slot[1]
         decisions.append(Decision(allowed, 0 if allowed else max(1, window_start + limit.window_s - epoch_s)))
     return decisions
 

@@ -1,8 +1,10 @@
 """Quiz transactions: start an attempt, lock an answer, finish once, read progress.
 
 Every function takes a Session, runs one transaction and commits it (or raises a domain error after
-committing what must persist, such as a rate-limit hit or an expiry). Concurrency:
-- A write session on SQLite starts with BEGIN IMMEDIATE, so writers are serialised.
+committing what must persist, such as a rate-limit hit or an expiry). submit_answer, the hottest write, takes a
+Core Connection instead (Database.write_connection): it runs only Core statements, and a Session's own
+bookkeeping cost more than SQLite's work there. Concurrency:
+- A write transaction on SQLite starts with BEGIN IMMEDIATE, so writers are serialised.
 - On PostgreSQL, answer and finish lock the attempt row first (SELECT ... FOR UPDATE), so an answer cannot slip
   in between the finishing UPDATE and the score it computes.
 - start_attempt upserts the learner row first (an attempt is a learner's first write). The upsert also locks
@@ -19,12 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from sqlalchemy import CursorResult, bindparam, func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Connection, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from app.learners.service import ensure_learner
-from app.quiz import ratelimit
+from app.quiz import ratelimit, store
 from app.quiz.bank import Quiz, QuizCatalog
 from app.quiz.draw import draw_attempt
 from app.quiz.errors import (
@@ -38,35 +39,35 @@ from app.quiz.errors import (
 from app.quiz.grading import Grade, SubmissionError, grade_choice, grade_numeric
 from app.quiz.models import OPEN_STATES, QuizAnswer, QuizAttempt, aware
 from app.quiz.ratelimit import Limit
+from app.quiz.store import StoredAnswer, StoredAttempt
 from app.quiz.units import QuantityError, quantity_from_parts
-from app.quiz.views import AnswerView, AttemptView, DrawnView, StoredAnswer, answer_view, attempt_view, stored_questions
+from app.quiz.views import (
+    AnswerView,
+    AttemptView,
+    DrawnView,
+    answer_view,
+    attempt_view,
+    drawn_questions,
+    drawn_questions_from_json,
+    stored_questions,
+)
 
 ATTEMPT_ID_BYTES = 16  # 128 bits: unguessable (and still checked against the owner)
 TOKEN_BYTES = 9
 MAX_TOKENS = 32
 
 
-# The answer path is the hot one: its statements are built once here, with bound parameters, because building
-# a SQLAlchemy statement per request costs more than running it on SQLite.
-_ATTEMPT_FOR_UPDATE = select(QuizAttempt).where(QuizAttempt.id == bindparam("attempt_id")).with_for_update()
-_ATTEMPT = select(QuizAttempt).where(QuizAttempt.id == bindparam("attempt_id"))
-_ANSWERS = select(
-    QuizAnswer.question_id, QuizAnswer.chosen, QuizAnswer.text, QuizAnswer.correct, QuizAnswer.diagnosis,
-    QuizAnswer.ratio,
-).where(QuizAnswer.attempt_id == bindparam("attempt_id"))
-_ANSWERS_TABLE = QuizAnswer.__table__
-_INSERT_ANSWER = {
-    name: dialect.insert(_ANSWERS_TABLE)
-    .on_conflict_do_nothing(index_elements=["attempt_id", "question_id"])
-    .returning(_ANSWERS_TABLE.c.id)
-    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
-}
-_MARK_IN_PROGRESS = (
+# The answer path's statements live in app.quiz.store (plain SQL on the driver's cursor: it is the hottest
+# write); the rarer ones are built here once, with bound parameters.
+_CLOSE = (
     update(QuizAttempt)
-    .where(QuizAttempt.id == bindparam("attempt_id"), QuizAttempt.state == "created")
-    .values(state="in_progress")
-    .execution_options(synchronize_session=False)
+    .where(QuizAttempt.id == bindparam("attempt_id"), QuizAttempt.state.in_(OPEN_STATES))
+    .values(state=bindparam("new_state"), finished_at=bindparam("finished_at"))
 )
+_CORRECT_COUNT = select(func.count()).select_from(QuizAnswer).where(
+    QuizAnswer.attempt_id == bindparam("attempt_id"), QuizAnswer.correct.is_(True))
+_SCORE = update(QuizAttempt).where(QuizAttempt.id == bindparam("attempt_id")).values(
+    correct_count=bindparam("correct_count"), score_percent=bindparam("score_percent"), passed=bindparam("passed"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,11 +111,11 @@ class ExamStatus:
     passed: bool
 
 
-def _limit(session: Session, keys: list[tuple[str, Limit]], now: datetime) -> None:
-    decisions = ratelimit.hit_all(session, keys, now)
+def _limit(executor: Session | Connection, keys: list[tuple[str, Limit]], now: datetime) -> None:
+    decisions = ratelimit.hit_all(executor, keys, now)
     waits = [decision.retry_after_s for decision in decisions if not decision.allowed]
     if waits:
-        session.commit()
+        executor.commit()
         raise RateLimitedError(max(waits))
 
 
@@ -134,11 +135,13 @@ def start_attempt(
         if wait_s is not None:
             session.commit()
             raise RateLimitedError(wait_s[0], wait_s[1])
-    for open_attempt in session.scalars(
-        select(QuizAttempt).where(QuizAttempt.learner_id == learner_id, QuizAttempt.quiz_id == quiz.id,
-                                  QuizAttempt.state.in_(OPEN_STATES))
-    ):
-        _close(session, open_attempt, quiz, "expired", now)  # starting over abandons the earlier sitting
+    connection = session.connection()
+    open_ids = connection.execute(
+        select(QuizAttempt.id).where(QuizAttempt.learner_id == learner_id, QuizAttempt.quiz_id == quiz.id,
+                                     QuizAttempt.state.in_(OPEN_STATES))
+    ).scalars().all()
+    for open_id in open_ids:  # starting over abandons the earlier sitting
+        _close(connection, _load(connection, catalog, learner_id, open_id, lock=True), "expired", now)
     ratelimit.forget_before(session, now)
 
     seed = secrets.randbits(63)
@@ -160,7 +163,7 @@ def start_attempt(
     )
     session.add(attempt)
     session.commit()
-    return attempt_view(attempt, quiz, [])
+    return attempt_view(attempt, quiz, drawn_questions(attempt.questions, quiz), [])
 
 
 def _exam_wait_s(session: Session, quiz: Quiz, learner_id: str, now: datetime) -> tuple[int, str] | None:
@@ -206,53 +209,49 @@ def exam_status(session: Session, quiz: Quiz, learner_id: str, now: datetime) ->
     )
 
 
-def _load(session: Session, catalog: QuizCatalog, learner_id: str, attempt_id: str,
-          lock: bool) -> tuple[QuizAttempt, Quiz]:
-    statement = _ATTEMPT_FOR_UPDATE if lock else _ATTEMPT
-    attempt = session.scalars(statement, {"attempt_id": attempt_id}).one_or_none()
-    quiz = catalog.get(attempt.quiz_id) if attempt is not None else None
-    if attempt is None or quiz is None or not secrets.compare_digest(attempt.learner_id, learner_id):
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    """An attempt row with its quiz and drawn questions."""
+
+    row: StoredAttempt
+    quiz: Quiz
+    questions: tuple[DrawnView, ...]
+
+    @property
+    def id(self) -> str:
+        return self.row.id
+
+
+def _load(connection: Connection, catalog: QuizCatalog, learner_id: str, attempt_id: str, lock: bool) -> _Loaded:
+    row = store.load_attempt(connection, attempt_id, lock)
+    quiz = catalog.get(row.quiz_id) if row is not None else None
+    if row is None or quiz is None or not secrets.compare_digest(row.learner_id, learner_id):
         raise AttemptNotFoundError(attempt_id)
-    return attempt, quiz
+    return _Loaded(row, quiz, drawn_questions_from_json(row.questions_json, quiz))
 
 
-def _answers(session: Session, attempt_id: str) -> list[StoredAnswer]:
-    return [StoredAnswer(*row) for row in session.execute(_ANSWERS, {"attempt_id": attempt_id})]
+def _view(connection: Connection, loaded: _Loaded) -> AttemptView:
+    return attempt_view(loaded.row, loaded.quiz, loaded.questions, store.answers(connection, loaded.id))
 
 
-def _view(session: Session, attempt: QuizAttempt, quiz: Quiz) -> AttemptView:
-    return attempt_view(attempt, quiz, _answers(session, attempt.id))
+def _close(connection: Connection, loaded: _Loaded, state: str, now: datetime) -> _Loaded:
+    """The one finalisation: a conditional UPDATE that scores what is stored; returns the attempt as it is now."""
+    result = connection.execute(_CLOSE, {"attempt_id": loaded.id, "new_state": state, "finished_at": now})
+    if result.rowcount == 1:
+        correct = connection.execute(_CORRECT_COUNT, {"attempt_id": loaded.id}).scalar_one()
+        total = loaded.row.question_count
+        connection.execute(_SCORE, {
+            "attempt_id": loaded.id,
+            "correct_count": correct,
+            "score_percent": round(100 * correct / total) if total else 0,
+            "passed": total > 0 and correct * 100 >= loaded.quiz.pass_percent * total,
+        })
+    row = store.load_attempt(connection, loaded.id, lock=False)
+    assert row is not None
+    return _Loaded(row, loaded.quiz, loaded.questions)
 
 
-def _close(session: Session, attempt: QuizAttempt, quiz: Quiz, state: str, now: datetime) -> bool:
-    """The one finalisation: a conditional UPDATE; True when this call made it. Scores what is stored."""
-    result = session.execute(
-        update(QuizAttempt)
-        .where(QuizAttempt.id == attempt.id, QuizAttempt.state.in_(OPEN_STATES))
-        .values(state=state, finished_at=now)
-        .execution_options(synchronize_session=False)
-    )
-    claimed = result.rowcount if isinstance(result, CursorResult) else 0
-    if claimed != 1:
-        session.refresh(attempt)
-        return False
-    correct = session.scalar(
-        select(func.count()).select_from(QuizAnswer).where(QuizAnswer.attempt_id == attempt.id,
-                                                           QuizAnswer.correct.is_(True))
-    ) or 0
-    total = attempt.question_count
-    session.execute(
-        update(QuizAttempt).where(QuizAttempt.id == attempt.id).values(
-            correct_count=correct,
-            score_percent=round(100 * correct / total) if total else 0,
-            passed=total > 0 and correct * 100 >= quiz.pass_percent * total,
-        ).execution_options(synchronize_session=False)
-    )
-    session.refresh(attempt)
-    return True
-
-
-def _expired(attempt: QuizAttempt, now: datetime) -> bool:
+def _expired(attempt: StoredAttempt, now: datetime) -> bool:
     return attempt.deadline_at is not None and now >= aware(attempt.deadline_at)
 
 
@@ -260,12 +259,20 @@ def get_attempt(
     session: Session, catalog: QuizCatalog, learner_id: str, attempt_id: str, now: datetime
 ) -> AttemptView:
     """The attempt as its learner may see it; one past its time limit is closed here (with what is stored)."""
-    attempt, quiz = _load(session, catalog, learner_id, attempt_id, lock=False)
-    if attempt.state in OPEN_STATES and _expired(attempt, now):
-        attempt, quiz = _load(session, catalog, learner_id, attempt_id, lock=True)
-        _close(session, attempt, quiz, "expired", now)
-    view = _view(session, attempt, quiz)
+    connection = session.connection()
+    loaded = _load(connection, catalog, learner_id, attempt_id, lock=False)
+    if loaded.row.state in OPEN_STATES and _expired(loaded.row, now):
+        loaded = _close(connection, _load(connection, catalog, learner_id, attempt_id, lock=True), "expired", now)
+    view = _view(connection, loaded)
     session.commit()
+    return view
+
+
+def read_attempt(session: Session, catalog: QuizCatalog, learner_id: str, attempt_id: str) -> AttemptView:
+    """The attempt as stored, without closing it if its time is up (a read that never waits on a writer)."""
+    connection = session.connection()
+    view = _view(connection, _load(connection, catalog, learner_id, attempt_id, lock=False))
+    session.rollback()
     return view
 
 
@@ -278,57 +285,53 @@ def latest_attempt(session: Session, catalog: QuizCatalog, learner_id: str, quiz
 
 
 def submit_answer(
-    session: Session, catalog: QuizCatalog, learner_id: str, attempt_id: str, question_id: str,
+    connection: Connection, catalog: QuizCatalog, learner_id: str, attempt_id: str, question_id: str,
     submission: Submission, client: str, now: datetime, policy: QuizPolicy,
 ) -> Answered:
-    _limit(session, [(f"answer:l:{learner_id}", policy.answer_per_learner),
-                     (f"answer:c:{client}", policy.answer_per_client)], now)
+    _limit(connection, [(f"answer:l:{learner_id}", policy.answer_per_learner),
+                        (f"answer:c:{client}", policy.answer_per_client)], now)
     try:
-        attempt, quiz = _load(session, catalog, learner_id, attempt_id, lock=True)
+        loaded = _load(connection, catalog, learner_id, attempt_id, lock=True)
     except AttemptNotFoundError:
-        session.commit()
+        connection.commit()
         raise
-    view = _view(session, attempt, quiz)
+    view = _view(connection, loaded)
     drawn = view.question(question_id)
     if drawn is None:
-        session.commit()
+        connection.commit()
         raise InvalidSubmissionError("unknown_question")
     stored = view.answers.get(question_id)
     if stored is not None:
-        session.commit()
+        connection.commit()
         raise AlreadyAnsweredError(stored, view)
-    if attempt.state not in OPEN_STATES:
-        session.commit()
+    if loaded.row.state not in OPEN_STATES:
+        connection.commit()
         raise AttemptClosedError(view)
-    if _expired(attempt, now):
-        _close(session, attempt, quiz, "expired", now)
-        closed = _view(session, attempt, quiz)
-        session.commit()
+    if _expired(loaded.row, now):
+        closed = _view(connection, _close(connection, loaded, "expired", now))
+        connection.commit()
         raise AttemptClosedError(closed, timed_out=True)
 
     try:
         grade, chosen, text, value = _grade(drawn.question.type, drawn, submission)
     except InvalidSubmissionError:
-        session.commit()
+        connection.commit()
         raise
-    values = {
-        "attempt_id": attempt.id, "question_id": question_id, "chosen": list(chosen) if chosen is not None else None,
-        "text": text, "value": value, "correct": grade.correct, "diagnosis": grade.diagnosis, "ratio": grade.ratio,
-        "answered_at": now,
-    }
-    dialect = "postgresql" if session.get_bind().dialect.name == "postgresql" else "sqlite"
-    inserted = session.execute(_INSERT_ANSWER[dialect], values).scalar_one_or_none()
-    if inserted is None:  # lost a race that the row lock should have prevented: still, never grade twice
-        row = session.execute(_ANSWERS.where(QuizAnswer.question_id == question_id),
-                              {"attempt_id": attempt.id}).one()
-        stored_now = answer_view(drawn, StoredAnswer(*row))
-        session.commit()
+    chosen_list = list(chosen) if chosen is not None else None
+    inserted = store.insert_answer(connection, store.NewAnswer(
+        attempt_id=loaded.id, question_id=question_id, chosen=chosen_list, text=text, value=value,
+        correct=grade.correct, diagnosis=grade.diagnosis, ratio=grade.ratio, answered_at=now,
+    ))
+    if not inserted:  # lost a race that the row lock should have prevented: still, never grade twice
+        stored_now = next(answer_view(drawn, row) for row in store.answers(connection, loaded.id)
+                          if row.question_id == question_id)
+        connection.commit()
         raise AlreadyAnsweredError(stored_now, replace(view, answers={**view.answers, question_id: stored_now}))
-    locked = answer_view(drawn, StoredAnswer(question_id, list(chosen) if chosen is not None else None, text,
-                                             grade.correct, grade.diagnosis, grade.ratio))
-    if attempt.state == "created":
-        session.execute(_MARK_IN_PROGRESS, {"attempt_id": attempt.id})
-    session.commit()
+    locked = answer_view(drawn, StoredAnswer(question_id, chosen_list, text, grade.correct, grade.diagnosis,
+                                             grade.ratio))
+    if loaded.row.state == "created":
+        store.mark_in_progress(connection, loaded.id)
+    connection.commit()
     return Answered(replace(view, state="in_progress", answers={**view.answers, question_id: locked}), locked)
 
 
@@ -365,9 +368,10 @@ def finish_attempt(
     session: Session, catalog: QuizCatalog, learner_id: str, attempt_id: str, now: datetime
 ) -> AttemptView:
     """Close the attempt (once: a repeated finish returns the stored result)."""
-    attempt, quiz = _load(session, catalog, learner_id, attempt_id, lock=True)
-    _close(session, attempt, quiz, "expired" if _expired(attempt, now) else "finished", now)
-    view = _view(session, attempt, quiz)
+    connection = session.connection()
+    loaded = _load(connection, catalog, learner_id, attempt_id, lock=True)
+    closed = _close(connection, loaded, "expired" if _expired(loaded.row, now) else "finished", now)
+    view = _view(connection, closed)
     session.commit()
     return view
 

@@ -4,15 +4,18 @@ answer (and, on a closed attempt, for the review)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from functools import lru_cache
+from typing import Any, Protocol
 
 from app.quiz.bank import Option, Question, Quiz, Text, format_number, render_text
 from app.quiz.compute import ParameterValue
 from app.quiz.grading import Grade, expected_in_unit
-from app.quiz.models import OPEN_STATES, QuizAnswer, QuizAttempt, aware
+from app.quiz.models import OPEN_STATES, aware
+from app.quiz.store import StoredAnswer
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,39 +154,58 @@ class AttemptView:
         )
 
 
-def drawn_questions(attempt: QuizAttempt, quiz: Quiz) -> tuple[DrawnView, ...]:
+def drawn_questions(stored: list[dict[str, Any]], quiz: Quiz) -> tuple[DrawnView, ...]:
+    """The questions as drawn, from what quiz_attempts.questions holds."""
     views: list[DrawnView] = []
-    for stored in attempt.questions:
-        question = quiz.question(str(stored["id"]))
+    for item in stored:
+        question = quiz.question(str(item["id"]))
         if question is None:  # the bank dropped the question since: it cannot be shown or graded
             continue
         options = tuple(
             ShownOption(token=str(token), index=int(index), option=question.options[int(index)])
-            for index, token in stored["options"]
+            for index, token in item["options"]
         )
-        views.append(DrawnView(len(views) + 1, question, dict(stored["params"]), options))
+        views.append(DrawnView(len(views) + 1, question, dict(item["params"]), options))
     return tuple(views)
 
 
-@dataclass(frozen=True, slots=True)
-class StoredAnswer:
-    """The columns of a quiz_answers row that the views need (read with Core: ORM objects cost more)."""
-
-    question_id: str
-    chosen: list[int] | None
-    text: str | None
-    correct: bool
-    diagnosis: str | None
-    ratio: float | None
+@lru_cache(maxsize=1024)
+def drawn_questions_from_json(stored_json: str, quiz: Quiz) -> tuple[DrawnView, ...]:
+    """drawn_questions for the stored JSON text, remembered: a draw never changes once stored, and every answer
+    and page of an attempt needs it. Keyed by the text itself, so there is nothing to invalidate; the quiz is
+    compared by identity (a reloaded bank is a new key)."""
+    return drawn_questions(json.loads(stored_json), quiz)
 
 
-def answer_view(drawn: DrawnView, row: StoredAnswer | QuizAnswer) -> AnswerView:
+class AttemptRecord(Protocol):
+    """The quiz_attempts columns an AttemptView is built from (a Core row or the row just inserted)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def started_at(self) -> datetime: ...
+    @property
+    def deadline_at(self) -> datetime | None: ...
+    @property
+    def finished_at(self) -> datetime | None: ...
+    @property
+    def correct_count(self) -> int | None: ...
+    @property
+    def score_percent(self) -> int | None: ...
+    @property
+    def passed(self) -> bool | None: ...
+
+
+def answer_view(drawn: DrawnView, row: StoredAnswer) -> AnswerView:
     grade = Grade(correct=row.correct, diagnosis=row.diagnosis, ratio=row.ratio)
     return AnswerView(row.question_id, drawn, grade, tuple(row.chosen or ()), row.text, answered=True)
 
 
-def attempt_view(attempt: QuizAttempt, quiz: Quiz, answers: list[StoredAnswer]) -> AttemptView:
-    questions = drawn_questions(attempt, quiz)
+def attempt_view(
+    attempt: AttemptRecord, quiz: Quiz, questions: tuple[DrawnView, ...], answers: list[StoredAnswer]
+) -> AttemptView:
     by_id = {drawn.id: drawn for drawn in questions}
     answer_views = {row.question_id: answer_view(by_id[row.question_id], row)
                     for row in answers if row.question_id in by_id}

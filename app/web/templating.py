@@ -5,7 +5,7 @@ from __future__ import annotations
 import gettext
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
+from starlette.routing import NoMatchFound
 
 from app.config import PROJECT_ROOT
 from app.content.models import FaqEntry
@@ -41,21 +42,34 @@ def faq_entity(entry: FaqEntry) -> dict[str, Any]:
             "acceptedAnswer": {"@type": "Answer", "text": entry.answer}}
 
 
+def _named_routes(routes: Iterable[Any]) -> Iterator[tuple[str, Any]]:
+    for route in routes:
+        included = getattr(route, "effective_route_contexts", None)
+        if included is not None:  # FastAPI keeps an included router as one entry that holds its routes
+            yield from _named_routes(included())
+            continue
+        # FastAPI's context for a plain Starlette route has an empty name; the route it wraps has the real one.
+        name = getattr(route, "name", None) or getattr(getattr(route, "original_route", None), "name", None)
+        if name:
+            yield name, route
+
+
 def url_path(request: Request, route_name: str, /, **params: Any) -> str:
     """Starlette's url_path_for, but through a name -> route table instead of trying every route in turn."""
     app = request.app
     table: dict[str, Any] | None = getattr(app.state, "routes_by_name", None)
     if table is None:
         table = {}
-        for route in app.routes:
-            name = getattr(route, "name", None)
-            if name is not None:
-                table.setdefault(name, route)
+        for name, route in _named_routes(app.routes):
+            table.setdefault(name, route)
         app.state.routes_by_name = table
     route = table.get(route_name)
-    if route is None:
-        return str(app.url_path_for(route_name, **params))
-    return str(route.url_path_for(route_name, **params))
+    if route is not None:
+        try:
+            return str(route.url_path_for(route_name, **params))
+        except NoMatchFound:  # another route of that name may take these parameters
+            pass
+    return str(app.url_path_for(route_name, **params))
 
 
 class StaticVersions:

@@ -3,7 +3,10 @@ exactly one stored answer, exactly one finalisation, and never a 500."""
 
 from __future__ import annotations
 
+import re
+import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -104,3 +107,86 @@ def test_racing_answers_and_finishes_store_one_of_each(server: tuple[str, str]) 
     assert row is not None
     assert row.state == "finished"
     assert row.correct_count == (1 if winner["correct"] else 0)
+
+
+def _page_learner(base_url: str) -> tuple[dict[str, Any], httpx.Cookies, str]:
+    """A learner with an attempt, their cookie and their CSRF token, as a browser on the quiz page has them."""
+    with httpx.Client(base_url=base_url) as owner:
+        page = owner.get("/en/guides/nvlink/quiz").text
+        token = page.split('name="csrf_token" value="')[1].split('"')[0]
+        started = owner.post("/api/v1/quizzes/nvlink/attempts")
+        assert started.status_code == 201
+        return started.json(), owner.cookies, token
+
+
+def test_racing_page_answers_store_one_and_show_it_to_everyone(server: tuple[str, str]) -> None:
+    # The HTML route runs its SQLite transaction on the event loop and falls back to a thread when another
+    # worker process holds the write lock: both ways must end in one stored answer.
+    base_url, database_url = server
+    attempt, cookies, token = _page_learner(base_url)
+    question = next(q for q in attempt["questions"] if q["type"] == "single")
+    tokens = [option["token"] for option in question["options"]]
+    url = f"/en/attempts/{attempt['attempt_id']}/questions/{question['id']}"
+    counter = iter(range(CLIENTS))
+
+    def answer(client: httpx.Client) -> httpx.Response:
+        return client.post(url, data={"tokens": tokens[next(counter) % len(tokens)]},
+                           headers={"HX-Request": "true", "X-CSRF-Token": token})
+
+    answers = race(CLIENTS, answer, cookies, base_url)
+    assert sorted(response.status_code for response in answers) == [200] + [409] * (CLIENTS - 1)
+    checked = {re.findall(r'value="([^"]+)"\s+id="option-[^"]+" checked', response.text)[0] for response in answers}
+    assert len(checked) == 1  # every response shows the one stored choice
+
+    database = Database.from_url(database_url)
+    try:
+        with database.read_session() as session:
+            stored = session.scalar(select(func.count()).select_from(QuizAnswer)
+                                    .where(QuizAnswer.attempt_id == attempt["attempt_id"]))
+    finally:
+        database.dispose()
+    assert stored == 1
+
+
+def test_an_answer_waits_for_another_sqlite_writer_in_a_thread_while_the_server_keeps_serving(
+    tmp_path: Path,
+) -> None:
+    database_file = tmp_path / "lock.sqlite3"
+    database = Database.from_url(f"sqlite:///{database_file}")
+    migrations.upgrade(database)
+    database.dispose()
+    environment = {"SECRET_KEY": "lock-" + "l" * 40, "DATABASE_URL": f"sqlite:///{database_file}"}
+    with running_server(UVICORN, tmp_path, environment, ("--log-level", "warning")) as base_url:
+        attempt, cookies, token = _page_learner(base_url)
+        question = next(q for q in attempt["questions"] if q["type"] == "single")
+        url = f"/en/attempts/{attempt['attempt_id']}/questions/{question['id']}"
+        holder = sqlite3.connect(database_file, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")  # another writer (another process, say) holds the lock
+        held_at = time.monotonic()
+        answered: list[tuple[httpx.Response, float]] = []
+
+        def answer() -> None:
+            with httpx.Client(base_url=base_url, cookies=cookies, timeout=30) as client:
+                response = client.post(url, data={"tokens": question["options"][0]["token"]},
+                                       headers={"HX-Request": "true", "X-CSRF-Token": token})
+            answered.append((response, time.monotonic()))
+
+        waiting = threading.Thread(target=answer)
+        waiting.start()
+        time.sleep(0.3)
+        assert answered == []  # it waits for the lock ...
+        with httpx.Client(base_url=base_url, cookies=cookies) as other:  # ... but not on the event loop
+            chapter = other.get("/en/guides/nvlink", timeout=2)
+            health = other.get("/healthz", timeout=2)
+        assert chapter.status_code == 200
+        assert health.status_code == 200
+        released_at = time.monotonic()
+        holder.execute("COMMIT")
+        holder.close()
+        waiting.join(timeout=15)
+    (response, finished_at), = answered
+    assert response.status_code == 200, response.text
+    assert "quiz-feedback" in response.text
+    assert finished_at >= released_at > held_at
+    log = (tmp_path / "server.log").read_text()
+    assert "Traceback" not in log, log

@@ -231,8 +231,8 @@ def _answer_sync(request: Request, attempt_id: str, payload: AnswerIn, text: Qui
     else:
         return _error(422, text.submission_error("malformed"))
     try:
-        with state.database.write_session() as session:
-            answered = service.submit_answer(session, state.quizzes, learner_identity(request).learner_id,
+        with state.database.write_connection() as connection:
+            answered = service.submit_answer(connection, state.quizzes, learner_identity(request).learner_id,
                                              attempt_id, payload.question_id, submission, _client(request), _now(),
                                              state.quiz_policy)
     except AttemptNotFoundError:

@@ -45,8 +45,8 @@ def submission(body: dict[str, object]) -> service.Submission:
 def answer(database: Database, attempt_id: str, drawn: DrawnView, right: bool = True, learner: str = LEARNER,
            at: datetime = T0) -> service.Answered:
     body = right_answer(drawn) if right else wrong_answer(drawn)
-    with database.write_session() as session:
-        return service.submit_answer(session, real_catalog(), learner, attempt_id, drawn.id, submission(body),
+    with database.write_connection() as connection:
+        return service.submit_answer(connection, real_catalog(), learner, attempt_id, drawn.id, submission(body),
                                      "127.0.0.1", at, POLICY)
 
 
@@ -120,8 +120,8 @@ def test_bad_submissions_store_nothing(database: Database) -> None:
         (numeric, NumericSubmission("3 kg"), "unknown_unit"),
     ]
     for drawn, bad, code in cases:
-        with database.write_session() as session, pytest.raises(InvalidSubmissionError) as raised:
-            service.submit_answer(session, real_catalog(), LEARNER, attempt.id, drawn.id, bad, "ip", T0, POLICY)
+        with database.write_connection() as connection, pytest.raises(InvalidSubmissionError) as raised:
+            service.submit_answer(connection, real_catalog(), LEARNER, attempt.id, drawn.id, bad, "ip", T0, POLICY)
         assert raised.value.code == code
     with database.read_session() as session:
         assert session.scalar(select(func.count()).select_from(QuizAnswer)) == 0

@@ -49,8 +49,8 @@ def make_machine(database: Database) -> type[RuleBasedStateMachine]:
             )
             deadline = self.attempt.deadline_at
             try:
-                with database.write_session() as session:
-                    answered = service.submit_answer(session, catalog, self.learner, self.attempt.id, drawn.id,
+                with database.write_connection() as connection:
+                    answered = service.submit_answer(connection, catalog, self.learner, self.attempt.id, drawn.id,
                                                      submission, "test", self.now, GENEROUS)
             except AlreadyAnsweredError as error:
                 assert drawn.id in self.locked
@@ -86,8 +86,8 @@ def make_machine(database: Database) -> type[RuleBasedStateMachine]:
             bad: service.Submission = NumericSubmission("lots") if drawn.type == "numeric" else ChoiceSubmission(
                 ("forged",))
             try:
-                with database.write_session() as session:
-                    service.submit_answer(session, catalog, self.learner, self.attempt.id, drawn.id, bad, "test",
+                with database.write_connection() as connection:
+                    service.submit_answer(connection, catalog, self.learner, self.attempt.id, drawn.id, bad, "test",
                                           self.now, GENEROUS)
             except (InvalidSubmissionError, AlreadyAnsweredError, AttemptClosedError) as error:
                 if isinstance(error, AttemptClosedError) and self.final is None:
