@@ -134,4 +134,5 @@ def _moment(value: datetime | str | None) -> datetime | None:
 def _timestamp(connection: Connection, moment: datetime) -> datetime | str:
     if connection.dialect.name == "postgresql":
         return moment
-    return f"{aware(moment).astimezone(UTC):%Y-%m-%d %H:%M:%S.%f}"  # SQLAlchemy's SQLite DATETIME format
+    # SQLAlchemy's SQLite DATETIME format: 2026-11-30 12:00:00.000000 (UTC, no offset)
+    return aware(moment).astimezone(UTC).replace(tzinfo=None).isoformat(sep=" ", timespec="microseconds")
