@@ -139,6 +139,21 @@ def test_the_exam_time_limit_closes_the_attempt_with_what_was_stored(database: D
     assert finish(database, attempt.id, at=T0 + timedelta(minutes=40)).state == "expired"
 
 
+def test_reading_an_attempt_never_writes_even_past_its_time_limit(database: Database) -> None:
+    attempt = start(database, "exam")
+    answer(database, attempt.id, attempt.questions[0], at=T0 + timedelta(minutes=1))
+    with database.read_session() as session:
+        read = service.read_attempt(session, real_catalog(), LEARNER, attempt.id)
+        with pytest.raises(AttemptNotFoundError):
+            service.read_attempt(session, real_catalog(), OTHER, attempt.id)
+    assert (read.state, read.answered_count) == ("in_progress", 1)
+    with database.read_session() as session:  # still open in the database: only get_attempt closes it
+        assert session.scalar(select(QuizAttempt.state).where(QuizAttempt.id == attempt.id)) == "in_progress"
+    with database.write_session() as session:
+        later = service.get_attempt(session, real_catalog(), LEARNER, attempt.id, T0 + timedelta(hours=1))
+    assert later.state == "expired"
+
+
 def test_exam_attempts_are_limited_per_day_and_spaced(database: Database) -> None:
     start(database, "exam", at=T0)
     with pytest.raises(RateLimitedError) as raised:
