@@ -40,7 +40,7 @@ def _begin_without_waiting(cursor: Any, mode: str) -> None:
     try:
         cursor.execute(f"BEGIN {mode}")
     except sqlite3.OperationalError as error:
-        if "locked" in str(error) or "busy" in str(error):
+        if error.sqlite_errorcode == sqlite3.SQLITE_BUSY:
             raise DatabaseBusyError from error
         raise
     finally:
