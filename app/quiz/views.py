@@ -178,7 +178,7 @@ def drawn_questions_from_json(stored_json: str, quiz: Quiz) -> tuple[DrawnView, 
 
 
 class AttemptRecord(Protocol):
-    """The quiz_attempts columns an AttemptView is built from (a Core row or the row just inserted)."""
+    """The quiz_attempts columns an AttemptView is built from: a store.StoredAttempt, or the ORM row just added."""
 
     @property
     def id(self) -> str: ...

@@ -229,8 +229,8 @@ def _answer_question(
     fragment = wants_fragment(request)
     try:
         with state.database.write_connection(wait) as connection:
-            answered = service.submit_answer(connection, state.quizzes, learner_id, attempt_id, question_id, submission,
-                                           client_key(request), now(), state.quiz_policy)
+            answered = service.submit_answer(connection, state.quizzes, learner_id, attempt_id, question_id,
+                                             submission, client_key(request), now(), state.quiz_policy)
     except AttemptNotFoundError:
         raise HTTPException(status_code=status.HTTP_404_NOT_FOUND) from None
     except AlreadyAnsweredError as error:
