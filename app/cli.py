@@ -94,8 +94,10 @@ def check_content(
         _fail(f"{len(error.problems)} problem(s) found.")
     pages = sum(len(chapter.pages) for chapter in course.chapters)
     questions = sum(len(quiz.questions) for quiz in quizzes)
-    typer.echo(f"content OK: {len(course.published)} chapter(s), {pages} page(s), "
-               f"{len(quizzes.quizzes)} quiz(zes) with {questions} question(s)")
+    typer.echo(
+        f"content OK: {len(course.published)} chapter(s), {pages} page(s), "
+        f"{len(quizzes.quizzes)} quiz(zes) with {questions} question(s)"
+    )
 
 
 def _fail(message: str) -> None:

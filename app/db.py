@@ -89,7 +89,8 @@ class Database:
         self.engine = engine
         self._write_engine = engine.execution_options(**{_SQLITE_BEGIN_OPTION: "IMMEDIATE"})
         self._write_engine_no_wait = engine.execution_options(
-            **{_SQLITE_BEGIN_OPTION: "IMMEDIATE", _SQLITE_NO_WAIT_OPTION: True})
+            **{_SQLITE_BEGIN_OPTION: "IMMEDIATE", _SQLITE_NO_WAIT_OPTION: True}
+        )
         self._read = sessionmaker(bind=engine, expire_on_commit=False)
         self._write = sessionmaker(bind=self._write_engine, expire_on_commit=False)
 

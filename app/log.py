@@ -29,8 +29,12 @@ class _CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
 def configure_logging(settings: Settings) -> None:
     handler = _CurrentStderrHandler()
     if settings.is_production:
-        handler.setFormatter(JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s",
-                                           rename_fields={"asctime": "time", "levelname": "level"}))
+        handler.setFormatter(
+            JsonFormatter(
+                "%(asctime)s %(levelname)s %(name)s %(message)s",
+                rename_fields={"asctime": "time", "levelname": "level"},
+            )
+        )
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()

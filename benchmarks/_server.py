@@ -35,15 +35,33 @@ def serve(database_url: str | None = None) -> Iterator[str]:
     """The app (with the benchmark endpoint) under uvicorn in a child process; yields its base URL."""
     with tempfile.TemporaryDirectory() as var_dir:
         port = free_port()
-        environment = os.environ | {"ENV": "test", "VAR_DIR": var_dir, "SECRET_KEY": "b" * 40,
-                                    "BASE_URL": f"http://127.0.0.1:{port}", "LOG_LEVEL": "WARNING"}
+        environment = os.environ | {
+            "ENV": "test",
+            "VAR_DIR": var_dir,
+            "SECRET_KEY": "b" * 40,
+            "BASE_URL": f"http://127.0.0.1:{port}",
+            "LOG_LEVEL": "WARNING",
+        }
         environment.pop("DATABASE_URL", None)
         if database_url:
             environment["DATABASE_URL"] = database_url
         process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--factory", "benchmarks._app:create", "--host", "127.0.0.1",
-             "--port", str(port), "--log-level", "warning", "--no-access-log"],
-            cwd=PROJECT_ROOT, env=environment,
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--factory",
+                "benchmarks._app:create",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--log-level",
+                "warning",
+                "--no-access-log",
+            ],
+            cwd=PROJECT_ROOT,
+            env=environment,
         )
         base_url = f"http://127.0.0.1:{port}"
         try:
@@ -104,5 +122,7 @@ def print_figures(figures: list[Figures], baseline: str) -> None:
     base = next(f for f in figures if f.name == baseline).median
     print(f"{'endpoint':<34} {'median req/s':>13} {'min':>9} {'max':>9} {'vs ' + baseline:>16}")
     for figure in figures:
-        print(f"{figure.name:<34} {figure.median:>13.0f} {min(figure.rounds):>9.0f} {max(figure.rounds):>9.0f} "
-              f"{figure.median / base:>16.2f}")
+        print(
+            f"{figure.name:<34} {figure.median:>13.0f} {min(figure.rounds):>9.0f} {max(figure.rounds):>9.0f} "
+            f"{figure.median / base:>16.2f}"
+        )

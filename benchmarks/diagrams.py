@@ -20,8 +20,8 @@ from benchmarks._server import compare_in_turns, print_figures, serve, set_const
 FRAGMENTS = {
     "topology": "/en/lab/topology?topology=rail-fat-tree&gpu_a=3&gpu_b=12&drawn=rail-fat-tree",
     "busbw-sweep": "/en/lab/busbw-sweep?op=all_reduce&mode=calibrated&min_bytes=1024&max_bytes=1073741824"
-                   "&metric=busbw&system1=dgx-b200&algorithm1=auto&nodes1=2&system2=none&algorithm2=auto&nodes2=1"
-                   "&system3=none&algorithm3=auto&nodes3=1",
+    "&metric=busbw&system1=dgx-b200&algorithm1=auto&nodes1=2&system2=none&algorithm2=auto&nodes2=1"
+    "&system3=none&algorithm3=auto&nodes3=1",
 }
 HTMX = {"HX-Request": "true"}
 
@@ -32,12 +32,17 @@ def main() -> None:
             fragment = client.get(path, headers=HTMX)
             fragment.raise_for_status()
             set_constant(client, fragment.content)
-            figures = compare_in_turns(client, {
-                f"{name} fragment": lambda c, path=path: c.get(path, headers=HTMX),  # type: ignore[misc]
-                "constant bytes (same size)": lambda c: c.get("/__benchmark/constant"),
-            })
-            print(f"\n{path}\nfragment size: {len(fragment.content):,} bytes; {len(figures[0].rounds)} rounds; "
-                  "keep-alive, one connection")
+            figures = compare_in_turns(
+                client,
+                {
+                    f"{name} fragment": lambda c, path=path: c.get(path, headers=HTMX),  # type: ignore[misc]
+                    "constant bytes (same size)": lambda c: c.get("/__benchmark/constant"),
+                },
+            )
+            print(
+                f"\n{path}\nfragment size: {len(fragment.content):,} bytes; {len(figures[0].rounds)} rounds; "
+                "keep-alive, one connection"
+            )
             print_figures(figures, baseline="constant bytes (same size)")
 
 

@@ -24,10 +24,13 @@ def main() -> None:
         page = client.get(CHAPTER)
         page.raise_for_status()
         set_constant(client, page.content)
-        figures = compare_in_turns(client, {
-            f"chapter page {CHAPTER}": lambda c: c.get(CHAPTER),
-            "constant bytes (same size)": lambda c: c.get("/__benchmark/constant"),
-        })
+        figures = compare_in_turns(
+            client,
+            {
+                f"chapter page {CHAPTER}": lambda c: c.get(CHAPTER),
+                "constant bytes (same size)": lambda c: c.get("/__benchmark/constant"),
+            },
+        )
     print(f"page size: {len(page.content):,} bytes; {len(figures[0].rounds)} rounds; keep-alive, one connection")
     print_figures(figures, baseline="constant bytes (same size)")
 

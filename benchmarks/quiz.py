@@ -43,12 +43,18 @@ def main() -> None:
                 page = learner.get("/en/guides/nvlink/quiz").text
                 token = page.split('name="csrf_token" value="')[1].split('"')[0]
                 attempt = learner.post("/api/v1/quizzes/nvlink/attempts").json()
-                headers = {"HX-Request": "true", "X-CSRF-Token": token,
-                           "Cookie": f"learner={learner.cookies['learner']}"}
+                headers = {
+                    "HX-Request": "true",
+                    "X-CSRF-Token": token,
+                    "Cookie": f"learner={learner.cookies['learner']}",
+                }
             for question in attempt["questions"]:
                 url = f"/en/attempts/{attempt['attempt_id']}/questions/{question['id']}"
-                form = ({"value": f"1 {question['unit']}"} if question["type"] == "numeric"
-                        else {"tokens": question["options"][0]["token"]})
+                form = (
+                    {"value": f"1 {question['unit']}"}
+                    if question["type"] == "numeric"
+                    else {"tokens": question["options"][0]["token"]}
+                )
                 pending.append((url, form, headers))
         sample_url, sample_form, sample_headers = pending.popleft()
         sample = client.post(sample_url, data=sample_form, headers=sample_headers)
@@ -61,14 +67,22 @@ def main() -> None:
             assert response.status_code == 200, response.text
             return response
 
-        figures = compare_in_turns(client, {
-            "answer (write + grade + fragment)": answer,
-            "constant bytes (same size)": lambda c: c.post("/__benchmark/constant", data={"x": "1"},
-                                                           headers=sample_headers),
-        }, rounds=ROUNDS, per_round=PER_ROUND)
+        figures = compare_in_turns(
+            client,
+            {
+                "answer (write + grade + fragment)": answer,
+                "constant bytes (same size)": lambda c: c.post(
+                    "/__benchmark/constant", data={"x": "1"}, headers=sample_headers
+                ),
+            },
+            rounds=ROUNDS,
+            per_round=PER_ROUND,
+        )
     backend = "PostgreSQL" if database_url else "SQLite"
-    print(f"{backend}; fragment size: {len(sample.content):,} bytes; {ROUNDS} rounds of {PER_ROUND}; keep-alive, "
-          "one connection")
+    print(
+        f"{backend}; fragment size: {len(sample.content):,} bytes; {ROUNDS} rounds of {PER_ROUND}; keep-alive, "
+        "one connection"
+    )
     print_figures(figures, baseline="constant bytes (same size)")
 
 

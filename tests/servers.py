@@ -41,7 +41,10 @@ def running_server(
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [*command, "--host", "127.0.0.1", "--port", str(port), *extra_args],
-            cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         try:
             deadline = time.monotonic() + 30

@@ -41,9 +41,7 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_quiz_attempts")),
     )
-    op.create_index(
-        "ix_quiz_attempts_learner_quiz_started", "quiz_attempts", ["learner_id", "quiz_id", "started_at"]
-    )
+    op.create_index("ix_quiz_attempts_learner_quiz_started", "quiz_attempts", ["learner_id", "quiz_id", "started_at"])
     op.create_table(
         "quiz_answers",
         sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
@@ -57,7 +55,9 @@ def upgrade() -> None:
         sa.Column("ratio", sa.Float(), nullable=True),
         sa.Column("answered_at", sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
-            ["attempt_id"], ["quiz_attempts.id"], name=op.f("fk_quiz_answers_attempt_id_quiz_attempts"),
+            ["attempt_id"],
+            ["quiz_attempts.id"],
+            name=op.f("fk_quiz_answers_attempt_id_quiz_attempts"),
             ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_quiz_answers")),

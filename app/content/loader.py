@@ -105,8 +105,11 @@ def load_course(content_dir: Path, resolve_figure: FigureResolver = simulator_fi
         titles = entry.title.model_dump()
         if entry.planned:
             if chapter_dir.exists():
-                collector.add(course_path, _one_based(line),
-                              f"chapter '{entry.slug}' is marked planned but guides/{entry.slug}/ exists")
+                collector.add(
+                    course_path,
+                    _one_based(line),
+                    f"chapter '{entry.slug}' is marked planned but guides/{entry.slug}/ exists",
+                )
             chapters.append(Chapter(slug=entry.slug, titles=titles, pages={}))
             continue
         pages = _load_chapter(chapter_dir, entry.slug, resolve_figure, published, collector)
@@ -179,7 +182,9 @@ def _load_page(
         return None if relative is None else document.body_first_line + relative
 
     body = substitute_figures(
-        document.body, language, resolve_figure,
+        document.body,
+        language,
+        resolve_figure,
         lambda relative, message: collector.add(path, at_body_line(relative), message),
     )
     source_ids = [source.id for source in front.sources]
@@ -187,11 +192,15 @@ def _load_page(
     for index, source in enumerate(front.sources):
         source_line = line_of(front_node, ("sources", index, "id"))
         if source.id not in cited:
-            collector.add(path, document.front_matter_first_line + source_line,
-                          f"source '{source.id}' is never cited (cite it as [^{source.id}])")
+            collector.add(
+                path,
+                document.front_matter_first_line + source_line,
+                f"source '{source.id}' is never cited (cite it as [^{source.id}])",
+            )
         if source_ids.count(source.id) > 1 and source_ids.index(source.id) != index:
-            collector.add(path, document.front_matter_first_line + source_line,
-                          f"source id '{source.id}' is used twice")
+            collector.add(
+                path, document.front_matter_first_line + source_line, f"source id '{source.id}' is used twice"
+            )
 
     definitions = "".join(f"\n[^{source.id}]: [{source.title}]({source.url})\n" for source in front.sources)
     rendered = render_markdown(body + "\n" + definitions, internal_links)
@@ -231,11 +240,15 @@ def _check_citations(
         for match in _CITATION.finditer(line):
             label, is_definition = match.group(1), bool(match.group(2))
             if is_definition and match.start() == 0:
-                collector.add(path, at_body_line(index),
-                              f"footnote definition [^{label}]: list sources in the front matter instead")
+                collector.add(
+                    path,
+                    at_body_line(index),
+                    f"footnote definition [^{label}]: list sources in the front matter instead",
+                )
             elif label not in source_ids:
-                collector.add(path, at_body_line(index),
-                              f"citation [^{label}] names no source (known: {', '.join(source_ids)})")
+                collector.add(
+                    path, at_body_line(index), f"citation [^{label}] names no source (known: {', '.join(source_ids)})"
+                )
             else:
                 cited.add(label)
     return cited
@@ -253,8 +266,9 @@ def _check_parity(chapter_dir: Path, pages: dict[str, ChapterPage], collector: _
         if extra:
             collector.add(path, None, f"sections not in {LANGUAGES[0]}.md: {', '.join(extra)}")
         if page.diagrams != reference.diagrams:
-            collector.add(path, None, f"diagrams {list(page.diagrams)} differ from {LANGUAGES[0]}.md's "
-                                      f"{list(reference.diagrams)}")
+            collector.add(
+                path, None, f"diagrams {list(page.diagrams)} differ from {LANGUAGES[0]}.md's {list(reference.diagrams)}"
+            )
         if {s.id for s in page.sources} != {s.id for s in reference.sources}:
             collector.add(path, None, f"sources differ from {LANGUAGES[0]}.md's")
 

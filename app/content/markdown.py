@@ -57,9 +57,7 @@ def _highlight(code: str, language: str, _attrs: str) -> str:
 
 
 def _render_callout(kind: str) -> Callable[..., str]:
-    def render(
-        self: RendererHTML, tokens: Sequence[Token], index: int, _options: OptionsDict, _env: EnvType
-    ) -> str:
+    def render(self: RendererHTML, tokens: Sequence[Token], index: int, _options: OptionsDict, _env: EnvType) -> str:
         token = tokens[index]
         if token.nesting != 1:
             return "</div>\n</aside>\n"
@@ -80,9 +78,7 @@ def _render_diagram(
     return DIAGRAM_MARKER.format(name=name if name in DIAGRAM_NAMES else "unknown")
 
 
-def _render_cell(
-    self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType
-) -> str:
+def _render_cell(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     token = tokens[index]
     style = token.attrs.pop("style", None)
     if isinstance(style, str) and (match := _ALIGN_STYLE.search(style)):
@@ -146,7 +142,10 @@ def render_markdown(source: str, internal_links: Mapping[str, bool] | None = Non
     parts = _split_diagrams(main)
     labels = tuple(env.get("footnotes", {}).get("refs", {}).keys())
     text = " ".join(
-        child.content for token in tokens if token.type == "inline" for child in token.children or []
+        child.content
+        for token in tokens
+        if token.type == "inline"
+        for child in token.children or []
         if child.type == "text"
     )
     return RenderedMarkdown(

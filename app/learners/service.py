@@ -17,9 +17,7 @@ def ensure_learner(session: Session, learner_id: str, language: str) -> Learner:
     now = utcnow()
     dialect = session.get_bind().dialect.name
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = insert(Learner).values(
-        id=learner_id, preferred_language=language, created_at=now, last_seen_at=now
-    )
+    statement = insert(Learner).values(id=learner_id, preferred_language=language, created_at=now, last_seen_at=now)
     statement = statement.on_conflict_do_update(
         index_elements=[Learner.id],
         set_={"preferred_language": language, "last_seen_at": now},

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 import string
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -25,20 +26,29 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from app import simulator
 from app.content import LANGUAGES, ContentError, ContentProblem, Course
 from app.content.frontmatter import ContentProblemsError, line_of, parse_yaml
-from app.quiz.compute import MODELS, Computed, ParameterValue, compute
-from app.quiz.units import Dimension, QuantityError, unit_named
+from app.quiz.units import QuantityError, unit_named
+from app.simulator.models import MODELS, Computed, Dimension, ParameterValue, compute
 
 EXAM_ID = "exam"
 QUESTION_ID_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 MAX_COMBINATIONS = 512
 QuestionType = Literal["single", "multiple", "numeric"]
 MISCONCEPTIONS: tuple[str, ...] = (
-    "direction", "bits-bytes", "gb-gib", "per-link", "busbw-algbw", "per-nic", "line-rate", "prefix",
-    "topology", "scope",
+    "direction",
+    "bits-bytes",
+    "gb-gib",
+    "per-link",
+    "busbw-algbw",
+    "per-nic",
+    "line-rate",
+    "prefix",
+    "topology",
+    "scope",
 )
 
 
 # --- YAML schema ---------------------------------------------------------------------------------------------
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -56,6 +66,22 @@ class OptionModel(_Strict):
     feedback: TextModel | None = None
 
 
+class RangeModel(_Strict):
+    """A whole-number parameter drawn per attempt: a multiple of `step` in [min, max], uniformly."""
+
+    min: int = Field(ge=1)
+    max: int = Field(ge=1)
+    step: int = Field(default=1, ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RangeModel:
+        if self.max < self.min:
+            raise ValueError("max must not be below min")
+        if self.max // self.step < -(-self.min // self.step):
+            raise ValueError("no multiple of step lies between min and max")
+        return self
+
+
 class ComputeModel(_Strict):
     model: Literal[tuple(MODELS)]  # type: ignore[valid-type]
 
@@ -69,7 +95,7 @@ class QuestionModel(_Strict):
     options: list[OptionModel] = Field(default_factory=list)
     unit: str | None = None
     tolerance_percent: float = Field(default=1.0, gt=0, le=5)
-    parameters: dict[str, ParameterValue | list[ParameterValue]] = Field(default_factory=dict)
+    parameters: dict[str, ParameterValue | list[ParameterValue] | RangeModel] = Field(default_factory=dict)
     compute: ComputeModel | None = None
     explanation: TextModel
 
@@ -105,6 +131,7 @@ class QuizModel(_Strict):
 
 # --- the validated, immutable bank ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class Text:
     en: str
@@ -112,6 +139,46 @@ class Text:
 
     def get(self, language: str) -> str:
         return self.ko if language == "ko" else self.en
+
+
+@dataclass(frozen=True, slots=True)
+class ParameterRange:
+    """Multiples of `step` from `minimum` to `maximum`, each equally likely, so that a value seen in one attempt
+    rarely recurs in another (log-uniform drawing was tried: it makes the smallest multiples common)."""
+
+    minimum: int
+    maximum: int
+    step: int
+
+    @property
+    def _bounds(self) -> tuple[int, int]:
+        return -(-self.minimum // self.step), self.maximum // self.step
+
+    @property
+    def variants(self) -> int:
+        low, high = self._bounds
+        return high - low + 1
+
+    def draw(self, rng: random.Random) -> int:
+        low, high = self._bounds
+        return rng.randint(low, high) * self.step
+
+    def probes(self) -> tuple[int, ...]:
+        """The values validation tries: both ends and the geometric middle."""
+        low, high = self._bounds
+        middle = round(math.sqrt(low * high))
+        return tuple(sorted({low * self.step, middle * self.step, high * self.step}))
+
+
+ParameterValues = tuple[ParameterValue, ...] | ParameterRange
+
+
+def draw_parameter(values: ParameterValues, rng: random.Random) -> ParameterValue:
+    return values.draw(rng) if isinstance(values, ParameterRange) else rng.choice(values)
+
+
+def probe_values(values: ParameterValues) -> tuple[ParameterValue, ...]:
+    return values.probes() if isinstance(values, ParameterRange) else values
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +200,7 @@ class Question:
     explanation: Text
     unit: str | None = None
     tolerance_percent: float = 1.0
-    parameters: Mapping[str, tuple[ParameterValue, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    parameters: Mapping[str, ParameterValues] = field(default_factory=lambda: MappingProxyType({}))
     model: str | None = None
 
     @property
@@ -145,8 +212,9 @@ class Question:
         return compute(self.model, drawn)
 
     def combinations(self) -> Iterator[dict[str, ParameterValue]]:
+        """Every combination of listed values, with a range's ends and middle standing for the range."""
         names = sorted(self.parameters)
-        for values in itertools.product(*(self.parameters[name] for name in names)):
+        for values in itertools.product(*(probe_values(self.parameters[name]) for name in names)):
             yield dict(zip(names, values, strict=True))
 
 
@@ -195,6 +263,7 @@ class QuizCatalog:
 
 # --- text with parameters ------------------------------------------------------------------------------------
 
+
 @lru_cache(maxsize=4096)  # pure, and Babel's formatting is slow next to the rest of a feedback fragment
 def format_parameter(name: str, value: ParameterValue, language: str) -> str:
     """How a drawn parameter reads in a prompt: sizes in binary units, presets by name, numbers localised."""
@@ -234,6 +303,7 @@ def format_number(value: float, language: str) -> str:
 
 
 # --- loading -------------------------------------------------------------------------------------------------
+
 
 class _Problems:
     def __init__(self, path: Path, node: yaml.Node) -> None:
@@ -289,11 +359,17 @@ def _load_quiz(path: Path, chapter: str | None, course: Course, problems: list[C
         if model.draw is None:
             found.add(("title",), "the exam needs `draw`: how many questions each attempt draws")
         elif len(model.questions) < 2 * draw:
-            found.add(("draw",), f"the exam draws {draw} questions, so the bank needs at least {2 * draw} "
-                                 f"(it has {len(model.questions)})")
+            found.add(
+                ("draw",),
+                f"the exam draws {draw} questions, so the bank needs at least {2 * draw} "
+                f"(it has {len(model.questions)})",
+            )
         if numeric < min_numeric:
-            found.add(("questions",), f"a quarter of the {draw} drawn questions must be numeric: the bank needs "
-                                      f"at least {min_numeric} numeric questions (it has {numeric})")
+            found.add(
+                ("questions",),
+                f"a quarter of the {draw} drawn questions must be numeric: the bank needs "
+                f"at least {min_numeric} numeric questions (it has {numeric})",
+            )
     elif draw > len(model.questions):
         found.add(("draw",), f"draw is {draw} but the bank has only {len(model.questions)} questions")
     for option_name in ("attempts_per_day", "minutes_between_attempts", "time_limit_minutes"):
@@ -326,8 +402,9 @@ def _question(
     before = len(found.items)
     chapter_slug = entry.chapter or quiz_chapter
     if quiz_chapter is not None and entry.chapter not in (None, quiz_chapter):
-        found.add((*where, "chapter"), f"a question in the {quiz_chapter} quiz tests that chapter, not "
-                                       f"'{entry.chapter}'")
+        found.add(
+            (*where, "chapter"), f"a question in the {quiz_chapter} quiz tests that chapter, not '{entry.chapter}'"
+        )
     if chapter_slug is None:
         found.add((*where, "id"), "an exam question needs `chapter`: the chapter whose section it tests")
         return None
@@ -338,12 +415,20 @@ def _question(
     for language, page in chapter.pages.items():
         if entry.section not in page.anchors:
             known = ", ".join(sorted(page.anchors))
-            found.add((*where, "section"), f"section '{entry.section}' is not in guides/{chapter_slug}/"
-                                           f"{language}.md (sections: {known})")
+            found.add(
+                (*where, "section"),
+                f"section '{entry.section}' is not in guides/{chapter_slug}/{language}.md (sections: {known})",
+            )
             break
-    parameters = {name: tuple(value if isinstance(value, list) else [value])
-                  for name, value in entry.parameters.items()}
+    parameters: dict[str, ParameterValues] = {
+        name: ParameterRange(value.min, value.max, value.step)
+        if isinstance(value, RangeModel)
+        else tuple(value if isinstance(value, list) else [value])
+        for name, value in entry.parameters.items()
+    }
     for name, values in parameters.items():
+        if isinstance(values, ParameterRange):
+            continue
         if not values:
             found.add((*where, "parameters", name), f"parameter '{name}' has no values to draw from")
         if len(set(values)) != len(values):
@@ -355,8 +440,11 @@ def _question(
             names = placeholders(getattr(text, language))
             unknown = names - allowed if key == "explanation" else names - set(parameters)
             if unknown:
-                found.add((*where, key, language), f"{key}.{language} uses {{{', '.join(sorted(unknown))}}}, "
-                                                   f"which is not a parameter (known: {', '.join(sorted(allowed))})")
+                found.add(
+                    (*where, key, language),
+                    f"{key}.{language} uses {{{', '.join(sorted(unknown))}}}, "
+                    f"which is not a parameter (known: {', '.join(sorted(allowed))})",
+                )
         if placeholders(text.en) != placeholders(text.ko):
             found.add((*where, key, "ko"), f"{key}.en and {key}.ko use different placeholders")
     if entry.type == "numeric":
@@ -369,8 +457,10 @@ def _question(
         chapter=chapter_slug,
         section=entry.section,
         prompt=_text(entry.prompt),
-        options=tuple(Option(_text(o.text), o.correct, o.misconception, _text(o.feedback) if o.feedback else None)
-                      for o in entry.options),
+        options=tuple(
+            Option(_text(o.text), o.correct, o.misconception, _text(o.feedback) if o.feedback else None)
+            for o in entry.options
+        ),
         explanation=_text(entry.explanation),
         unit=entry.unit,
         tolerance_percent=entry.tolerance_percent,
@@ -380,7 +470,9 @@ def _question(
 
 
 def _check_numeric(
-    entry: QuestionModel, parameters: Mapping[str, tuple[ParameterValue, ...]], found: _Problems,
+    entry: QuestionModel,
+    parameters: Mapping[str, ParameterValues],
+    found: _Problems,
     where: tuple[object, ...],
 ) -> None:
     assert entry.compute is not None
@@ -399,25 +491,29 @@ def _check_numeric(
     if missing:
         found.add((*where, "parameters"), f"'{entry.compute.model}' needs parameters: {', '.join(sorted(missing))}")
     if unknown:
-        found.add((*where, "parameters"), f"'{entry.compute.model}' takes no parameter "
-                                          f"{', '.join(sorted(unknown))} (it takes "
-                                          f"{', '.join(sorted(model.required | model.optional))})")
+        found.add(
+            (*where, "parameters"),
+            f"'{entry.compute.model}' takes no parameter "
+            f"{', '.join(sorted(unknown))} (it takes "
+            f"{', '.join(sorted(model.required | model.optional))})",
+        )
     if missing or unknown:
         return
-    count = math.prod(len(values) for values in parameters.values())
+    count = math.prod(len(probe_values(values)) for values in parameters.values())
     if count > MAX_COMBINATIONS:
-        found.add((*where, "parameters"), f"{count} combinations of parameters; at most {MAX_COMBINATIONS}")
+        found.add((*where, "parameters"), f"{count} combinations of parameters to check; at most {MAX_COMBINATIONS}")
         return
     names = sorted(parameters)
-    for values in itertools.product(*(parameters[name] for name in names)):
+    for values in itertools.product(*(probe_values(parameters[name]) for name in names)):
         drawn = dict(zip(names, values, strict=True))
         try:
             computed = compute(entry.compute.model, drawn)
         except simulator.SimulationError as error:
-            found.add((*where, "parameters", error.parameter if error.parameter in parameters else "parameters"),
-                      f"the simulator refuses {drawn}: {error.message}")
+            found.add(
+                (*where, "parameters", error.parameter if error.parameter in parameters else "parameters"),
+                f"the simulator refuses {drawn}: {error.message}",
+            )
             return
         if not (computed.value > 0 and math.isfinite(computed.value)):
             found.add((*where, "parameters"), f"the answer for {drawn} is {computed.value}, not a positive number")
             return
-

@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from app.quiz.bank import Quiz
-from app.quiz.compute import ParameterValue
+from app.quiz.bank import Quiz, draw_parameter
+from app.simulator.models import ParameterValue
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +35,7 @@ def draw_attempt(quiz: Quiz, seed: int) -> tuple[DrawnQuestion, ...]:
     rng.shuffle(picked)
     drawn = []
     for question in picked:
-        parameters = {name: rng.choice(question.parameters[name]) for name in sorted(question.parameters)}
+        parameters = {name: draw_parameter(question.parameters[name], rng) for name in sorted(question.parameters)}
         order = list(range(len(question.options)))
         rng.shuffle(order)
         drawn.append(DrawnQuestion(question.id, parameters, tuple(order)))

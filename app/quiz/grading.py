@@ -12,8 +12,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from app.quiz.bank import Question
-from app.quiz.compute import Computed, ParameterValue
 from app.quiz.units import Quantity, unit_named
+from app.simulator.models import Computed, ParameterValue
 
 GIB_PER_GB = 2**30 / 1e9
 DIAGNOSIS_TOLERANCE = 0.01  # how close a ratio must be to a slip's constant to be called that slip
@@ -66,14 +66,17 @@ def slip_factors(computed: Computed) -> list[tuple[str, float]]:
     basic = [("direction", 2.0), ("bits-bytes", 8.0), ("gb-gib", GIB_PER_GB)]
     factors = list(basic)
     if computed.ranks and computed.ranks > 1 and computed.op in ("all_reduce", "all_gather", "reduce_scatter"):
-        busbw = 2.0 * (computed.ranks - 1) / computed.ranks if computed.op == "all_reduce" else (
-            (computed.ranks - 1) / computed.ranks)
+        busbw = (
+            2.0 * (computed.ranks - 1) / computed.ranks
+            if computed.op == "all_reduce"
+            else ((computed.ranks - 1) / computed.ranks)
+        )
         factors.append(("busbw-algbw", busbw))
     if computed.links_per_gpu and computed.links_per_gpu > 1:
         factors.append(("per-link", float(computed.links_per_gpu)))
     factors += [("prefix", 1e3), ("prefix", 1e6), ("prefix", 1e9), ("prefix", 1024.0)]
     for index, (first, first_factor) in enumerate(basic):
-        for second, second_factor in basic[index + 1:]:
+        for second, second_factor in basic[index + 1 :]:
             factors.append((f"{first}+{second}", first_factor * second_factor))
             factors.append((f"{first}+{second}", first_factor / second_factor))
     return factors

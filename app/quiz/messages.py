@@ -24,8 +24,10 @@ SUBMISSION_ERRORS: dict[str, str] = {
 }
 
 DIAGNOSES: dict[str, str] = {
-    "direction": _("Your answer is off by a factor of 2: that is the one-direction versus both-directions slip. "
-                   "Headline NVLink and PCIe figures add both directions; a transfer uses one."),
+    "direction": _(
+        "Your answer is off by a factor of 2: that is the one-direction versus both-directions slip. "
+        "Headline NVLink and PCIe figures add both directions; a transfer uses one."
+    ),
     "bits-bytes": _("Your answer is off by a factor of 8: bits versus bytes. Gb/s counts bits, GB/s bytes."),
     "gb-gib": _("Your answer is off by 7.4 %: GB versus GiB. 1 GiB is 1,073,741,824 bytes, and GB/s is decimal."),
     "prefix": _("Your answer is off by a power of 1000: check the prefix (ms versus µs, GB versus MB)."),

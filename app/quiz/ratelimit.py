@@ -55,8 +55,10 @@ def hit_all(executor: Session | Connection, keys: list[tuple[str, Limit]], now: 
         raise ValueError("each key may be hit once per statement")
     connection = executor.connection() if isinstance(executor, Session) else executor
     parameters = [value for slot in slots for value in slot]
-    counts = {(key, window_start): count for key, window_start, count in
-              execute_on_driver(connection, _upsert(len(slots)), parameters)}
+    counts = {
+        (key, window_start): count
+        for key, window_start, count in execute_on_driver(connection, _upsert(len(slots)), parameters)
+    }
     decisions = []
     for (_key, limit), slot in zip(keys, slots, strict=True):
         allowed = counts[slot] <= limit.requests

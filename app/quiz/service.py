@@ -64,10 +64,18 @@ _CLOSE = (
     .where(QuizAttempt.id == bindparam("attempt_id"), QuizAttempt.state.in_(OPEN_STATES))
     .values(state=bindparam("new_state"), finished_at=bindparam("finished_at"))
 )
-_CORRECT_COUNT = select(func.count()).select_from(QuizAnswer).where(
-    QuizAnswer.attempt_id == bindparam("attempt_id"), QuizAnswer.correct.is_(True))
-_SCORE = update(QuizAttempt).where(QuizAttempt.id == bindparam("attempt_id")).values(
-    correct_count=bindparam("correct_count"), score_percent=bindparam("score_percent"), passed=bindparam("passed"))
+_CORRECT_COUNT = (
+    select(func.count())
+    .select_from(QuizAnswer)
+    .where(QuizAnswer.attempt_id == bindparam("attempt_id"), QuizAnswer.correct.is_(True))
+)
+_SCORE = (
+    update(QuizAttempt)
+    .where(QuizAttempt.id == bindparam("attempt_id"))
+    .values(
+        correct_count=bindparam("correct_count"), score_percent=bindparam("score_percent"), passed=bindparam("passed")
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,26 +128,40 @@ def _limit(executor: Session | Connection, keys: list[tuple[str, Limit]], now: d
 
 
 def start_attempt(
-    session: Session, catalog: QuizCatalog, learner_id: str, language: str, quiz_id: str, client: str,
-    now: datetime, policy: QuizPolicy,
+    session: Session,
+    catalog: QuizCatalog,
+    learner_id: str,
+    language: str,
+    quiz_id: str,
+    client: str,
+    now: datetime,
+    policy: QuizPolicy,
 ) -> AttemptView:
     """Draw a new attempt; the learner's first write, so their row is created (or touched) here too."""
     quiz = catalog.get(quiz_id)
     if quiz is None:
         raise QuizNotFoundError(quiz_id)
     ensure_learner(session, learner_id, language)
-    _limit(session, [(f"start:l:{learner_id}", policy.start_per_learner),
-                     (f"start:c:{client}", policy.start_per_client)], now)
+    _limit(
+        session,
+        [(f"start:l:{learner_id}", policy.start_per_learner), (f"start:c:{client}", policy.start_per_client)],
+        now,
+    )
     if quiz.attempts_per_day is not None or quiz.seconds_between_attempts:
         wait_s = _exam_wait_s(session, quiz, learner_id, now)
         if wait_s is not None:
             session.commit()
             raise RateLimitedError(wait_s[0], wait_s[1])
     connection = session.connection()
-    open_ids = connection.execute(
-        select(QuizAttempt.id).where(QuizAttempt.learner_id == learner_id, QuizAttempt.quiz_id == quiz.id,
-                                     QuizAttempt.state.in_(OPEN_STATES))
-    ).scalars().all()
+    open_ids = (
+        connection.execute(
+            select(QuizAttempt.id).where(
+                QuizAttempt.learner_id == learner_id, QuizAttempt.quiz_id == quiz.id, QuizAttempt.state.in_(OPEN_STATES)
+            )
+        )
+        .scalars()
+        .all()
+    )
     for open_id in open_ids:  # starting over abandons the earlier sitting
         _close(connection, _load(connection, catalog, learner_id, open_id, lock=True), "expired", now)
     ratelimit.forget_before(session, now)
@@ -168,11 +190,18 @@ def start_attempt(
 
 def _exam_wait_s(session: Session, quiz: Quiz, learner_id: str, now: datetime) -> tuple[int, str] | None:
     window_start = now - timedelta(days=1)
-    recent = [aware(moment) for moment in session.scalars(
-        select(QuizAttempt.started_at).where(QuizAttempt.learner_id == learner_id, QuizAttempt.quiz_id == quiz.id,
-                                             QuizAttempt.started_at > window_start)
-        .order_by(QuizAttempt.started_at)
-    )]
+    recent = [
+        aware(moment)
+        for moment in session.scalars(
+            select(QuizAttempt.started_at)
+            .where(
+                QuizAttempt.learner_id == learner_id,
+                QuizAttempt.quiz_id == quiz.id,
+                QuizAttempt.started_at > window_start,
+            )
+            .order_by(QuizAttempt.started_at)
+        )
+    ]
     waits: list[tuple[datetime, str]] = []
     if quiz.attempts_per_day is not None and len(recent) >= quiz.attempts_per_day:
         waits.append((recent[-quiz.attempts_per_day] + timedelta(days=1), "exam_daily"))
@@ -191,14 +220,26 @@ def _seconds_until(moment: datetime, now: datetime) -> int:
 
 def exam_status(session: Session, quiz: Quiz, learner_id: str, now: datetime) -> ExamStatus:
     window_start = now - timedelta(days=1)
-    count = session.scalar(
-        select(func.count()).select_from(QuizAttempt).where(
-            QuizAttempt.learner_id == learner_id, QuizAttempt.quiz_id == quiz.id, QuizAttempt.started_at > window_start)
-    ) or 0
-    passed = session.scalar(
-        select(func.count()).select_from(QuizAttempt).where(
-            QuizAttempt.learner_id == learner_id, QuizAttempt.quiz_id == quiz.id, QuizAttempt.passed.is_(True))
-    ) or 0
+    count = (
+        session.scalar(
+            select(func.count())
+            .select_from(QuizAttempt)
+            .where(
+                QuizAttempt.learner_id == learner_id,
+                QuizAttempt.quiz_id == quiz.id,
+                QuizAttempt.started_at > window_start,
+            )
+        )
+        or 0
+    )
+    passed = (
+        session.scalar(
+            select(func.count())
+            .select_from(QuizAttempt)
+            .where(QuizAttempt.learner_id == learner_id, QuizAttempt.quiz_id == quiz.id, QuizAttempt.passed.is_(True))
+        )
+        or 0
+    )
     wait = _exam_wait_s(session, quiz, learner_id, now)
     return ExamStatus(
         attempts_in_window=int(count),
@@ -240,12 +281,15 @@ def _close(connection: Connection, loaded: _Loaded, state: str, now: datetime) -
     if result.rowcount == 1:
         correct = connection.execute(_CORRECT_COUNT, {"attempt_id": loaded.id}).scalar_one()
         total = loaded.row.question_count
-        connection.execute(_SCORE, {
-            "attempt_id": loaded.id,
-            "correct_count": correct,
-            "score_percent": round(100 * correct / total) if total else 0,
-            "passed": total > 0 and correct * 100 >= loaded.quiz.pass_percent * total,
-        })
+        connection.execute(
+            _SCORE,
+            {
+                "attempt_id": loaded.id,
+                "correct_count": correct,
+                "score_percent": round(100 * correct / total) if total else 0,
+                "passed": total > 0 and correct * 100 >= loaded.quiz.pass_percent * total,
+            },
+        )
     row = store.load_attempt(connection, loaded.id, lock=False)
     assert row is not None
     return _Loaded(row, loaded.quiz, loaded.questions)
@@ -255,9 +299,7 @@ def _expired(attempt: StoredAttempt, now: datetime) -> bool:
     return attempt.deadline_at is not None and now >= aware(attempt.deadline_at)
 
 
-def get_attempt(
-    session: Session, catalog: QuizCatalog, learner_id: str, attempt_id: str, now: datetime
-) -> AttemptView:
+def get_attempt(session: Session, catalog: QuizCatalog, learner_id: str, attempt_id: str, now: datetime) -> AttemptView:
     """The attempt as its learner may see it; one past its time limit is closed here (with what is stored)."""
     connection = session.connection()
     loaded = _load(connection, catalog, learner_id, attempt_id, lock=False)
@@ -279,17 +321,29 @@ def read_attempt(session: Session, catalog: QuizCatalog, learner_id: str, attemp
 def latest_attempt(session: Session, catalog: QuizCatalog, learner_id: str, quiz_id: str) -> str | None:
     """The id of the learner's most recent attempt at this quiz (open or not)."""
     return session.scalar(
-        select(QuizAttempt.id).where(QuizAttempt.learner_id == learner_id, QuizAttempt.quiz_id == quiz_id)
-        .order_by(QuizAttempt.started_at.desc()).limit(1)
+        select(QuizAttempt.id)
+        .where(QuizAttempt.learner_id == learner_id, QuizAttempt.quiz_id == quiz_id)
+        .order_by(QuizAttempt.started_at.desc())
+        .limit(1)
     )
 
 
 def submit_answer(
-    connection: Connection, catalog: QuizCatalog, learner_id: str, attempt_id: str, question_id: str,
-    submission: Submission, client: str, now: datetime, policy: QuizPolicy,
+    connection: Connection,
+    catalog: QuizCatalog,
+    learner_id: str,
+    attempt_id: str,
+    question_id: str,
+    submission: Submission,
+    client: str,
+    now: datetime,
+    policy: QuizPolicy,
 ) -> Answered:
-    _limit(connection, [(f"answer:l:{learner_id}", policy.answer_per_learner),
-                        (f"answer:c:{client}", policy.answer_per_client)], now)
+    _limit(
+        connection,
+        [(f"answer:l:{learner_id}", policy.answer_per_learner), (f"answer:c:{client}", policy.answer_per_client)],
+        now,
+    )
     try:
         loaded = _load(connection, catalog, learner_id, attempt_id, lock=True)
     except AttemptNotFoundError:
@@ -318,17 +372,29 @@ def submit_answer(
         connection.commit()
         raise
     chosen_list = list(chosen) if chosen is not None else None
-    inserted = store.insert_answer(connection, store.NewAnswer(
-        attempt_id=loaded.id, question_id=question_id, chosen=chosen_list, text=text, value=value,
-        correct=grade.correct, diagnosis=grade.diagnosis, ratio=grade.ratio, answered_at=now,
-    ))
+    inserted = store.insert_answer(
+        connection,
+        store.NewAnswer(
+            attempt_id=loaded.id,
+            question_id=question_id,
+            chosen=chosen_list,
+            text=text,
+            value=value,
+            correct=grade.correct,
+            diagnosis=grade.diagnosis,
+            ratio=grade.ratio,
+            answered_at=now,
+        ),
+    )
     if not inserted:  # lost a race that the row lock should have prevented: still, never grade twice
-        stored_now = next(answer_view(drawn, row) for row in store.answers(connection, loaded.id)
-                          if row.question_id == question_id)
+        stored_now = next(
+            answer_view(drawn, row) for row in store.answers(connection, loaded.id) if row.question_id == question_id
+        )
         connection.commit()
         raise AlreadyAnsweredError(stored_now, replace(view, answers={**view.answers, question_id: stored_now}))
-    locked = answer_view(drawn, StoredAnswer(question_id, chosen_list, text, grade.correct, grade.diagnosis,
-                                             grade.ratio))
+    locked = answer_view(
+        drawn, StoredAnswer(question_id, chosen_list, text, grade.correct, grade.diagnosis, grade.ratio)
+    )
     if loaded.row.state == "created":
         store.mark_in_progress(connection, loaded.id)
     connection.commit()
@@ -345,8 +411,11 @@ def _grade(
             assert drawn.unit is not None
             quantity = quantity_from_parts(submission.value, submission.unit, drawn.unit)
             grade = grade_numeric(drawn.question, drawn.question.compute(drawn.parameters), quantity)
-            typed = f"{submission.value} {submission.unit}" if submission.unit and not isinstance(
-                submission.value, str) else str(submission.value)
+            typed = (
+                f"{submission.value} {submission.unit}"
+                if submission.unit and not isinstance(submission.value, str)
+                else str(submission.value)
+            )
             return grade, None, typed.strip()[:80], quantity.base_value
         if not isinstance(submission, ChoiceSubmission):
             raise InvalidSubmissionError("expected_tokens")
@@ -398,9 +467,7 @@ class Progress:
         return bool(self.best_scores)
 
 
-def course_progress(
-    session: Session, catalog: QuizCatalog, learner_id: str, chapter_order: Sequence[str]
-) -> Progress:
+def course_progress(session: Session, catalog: QuizCatalog, learner_id: str, chapter_order: Sequence[str]) -> Progress:
     """The learner's quiz progress, and where to continue: chapters are taken in `chapter_order`."""
     best = best_scores(session, learner_id)
     chapter_quizzes = [quiz for quiz in catalog if not quiz.is_exam]

@@ -90,14 +90,34 @@ def load_attempt(connection: Connection, attempt_id: str, lock: bool) -> StoredA
     rows = execute_on_driver(connection, _ATTEMPT + " FOR UPDATE" if lock and postgres else _ATTEMPT, (attempt_id,))
     if not rows:
         return None
-    (id_, learner_id, quiz_id, state, question_count, started_at, deadline_at, finished_at, correct_count,
-     score_percent, passed, questions_json) = rows[0]
+    (
+        id_,
+        learner_id,
+        quiz_id,
+        state,
+        question_count,
+        started_at,
+        deadline_at,
+        finished_at,
+        correct_count,
+        score_percent,
+        passed,
+        questions_json,
+    ) = rows[0]
     started = _moment(started_at)
     assert started is not None
     return StoredAttempt(
-        id=id_, learner_id=learner_id, quiz_id=quiz_id, state=state, question_count=question_count,
-        started_at=started, deadline_at=_moment(deadline_at), finished_at=_moment(finished_at),
-        correct_count=correct_count, score_percent=score_percent, passed=None if passed is None else bool(passed),
+        id=id_,
+        learner_id=learner_id,
+        quiz_id=quiz_id,
+        state=state,
+        question_count=question_count,
+        started_at=started,
+        deadline_at=_moment(deadline_at),
+        finished_at=_moment(finished_at),
+        correct_count=correct_count,
+        score_percent=score_percent,
+        passed=None if passed is None else bool(passed),
         questions_json=questions_json,
     )
 
@@ -105,8 +125,9 @@ def load_attempt(connection: Connection, attempt_id: str, lock: bool) -> StoredA
 def answers(connection: Connection, attempt_id: str) -> list[StoredAnswer]:
     rows = execute_on_driver(connection, _ANSWERS, (attempt_id,))
     return [
-        StoredAnswer(question_id, json.loads(chosen) if chosen is not None else None, text, bool(correct),
-                     diagnosis, ratio)
+        StoredAnswer(
+            question_id, json.loads(chosen) if chosen is not None else None, text, bool(correct), diagnosis, ratio
+        )
         for question_id, chosen, text, correct, diagnosis, ratio in rows
     ]
 
@@ -114,10 +135,21 @@ def answers(connection: Connection, attempt_id: str) -> list[StoredAnswer]:
 def insert_answer(connection: Connection, answer: NewAnswer) -> bool:
     """Lock an answer; False when the question already has one (UNIQUE(attempt_id, question_id))."""
     chosen = json.dumps(answer.chosen) if answer.chosen is not None else None
-    inserted = execute_on_driver(connection, _INSERT_ANSWER, (
-        answer.attempt_id, answer.question_id, chosen, answer.text, answer.value, answer.correct,
-        answer.diagnosis, answer.ratio, _timestamp(connection, answer.answered_at),
-    ))
+    inserted = execute_on_driver(
+        connection,
+        _INSERT_ANSWER,
+        (
+            answer.attempt_id,
+            answer.question_id,
+            chosen,
+            answer.text,
+            answer.value,
+            answer.correct,
+            answer.diagnosis,
+            answer.ratio,
+            _timestamp(connection, answer.answered_at),
+        ),
+    )
     return bool(inserted)
 
 

@@ -11,12 +11,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from enum import StrEnum
 
-
-class Dimension(StrEnum):
-    TIME = "time"
-    RATE = "rate"
+from app.simulator.models import Dimension
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +42,21 @@ class QuantityError(ValueError):
 
 
 _TIME_UNITS: dict[str, float] = {
-    "s": 1.0, "sec": 1.0, "second": 1.0, "seconds": 1.0, "초": 1.0,
-    "ms": 1e-3, "msec": 1e-3, "밀리초": 1e-3,
-    "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "usec": 1e-6, "마이크로초": 1e-6,
-    "ns": 1e-9, "나노초": 1e-9,
+    "s": 1.0,
+    "sec": 1.0,
+    "second": 1.0,
+    "seconds": 1.0,
+    "초": 1.0,
+    "ms": 1e-3,
+    "msec": 1e-3,
+    "밀리초": 1e-3,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "μs": 1e-6,
+    "usec": 1e-6,
+    "마이크로초": 1e-6,
+    "ns": 1e-9,
+    "나노초": 1e-9,
 }
 _DECIMAL_PREFIXES: dict[str, float] = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
 _BINARY_PREFIXES: dict[str, float] = {"ki": 2.0**10, "mi": 2.0**20, "gi": 2.0**30, "ti": 2.0**40}

@@ -12,10 +12,10 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from app.quiz.bank import Option, Question, Quiz, Text, format_number, render_text
-from app.quiz.compute import ParameterValue
 from app.quiz.grading import Grade, expected_in_unit
 from app.quiz.models import OPEN_STATES, aware
 from app.quiz.store import StoredAnswer
+from app.simulator.models import ParameterValue
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +99,9 @@ class AnswerView:
         answer = ""
         if self.correct_value is not None:
             answer = f"{format_number(self.correct_value, language)} {self.drawn.unit}"
-        return render_text(self.drawn.question.explanation.get(language), self.drawn.parameters, language,
-                           answer=answer)
+        return render_text(
+            self.drawn.question.explanation.get(language), self.drawn.parameters, language, answer=answer
+        )
 
     @property
     def feedback(self) -> tuple[Feedback, ...]:
@@ -207,8 +208,9 @@ def attempt_view(
     attempt: AttemptRecord, quiz: Quiz, questions: tuple[DrawnView, ...], answers: list[StoredAnswer]
 ) -> AttemptView:
     by_id = {drawn.id: drawn for drawn in questions}
-    answer_views = {row.question_id: answer_view(by_id[row.question_id], row)
-                    for row in answers if row.question_id in by_id}
+    answer_views = {
+        row.question_id: answer_view(by_id[row.question_id], row) for row in answers if row.question_id in by_id
+    }
     return AttemptView(
         id=attempt.id,
         quiz=quiz,
@@ -226,5 +228,7 @@ def attempt_view(
 
 def stored_questions(drawn: list[tuple[str, dict[str, ParameterValue], list[tuple[int, str]]]]) -> list[Any]:
     """The JSON stored in quiz_attempts.questions."""
-    return [{"id": question_id, "params": params, "options": [[index, token] for index, token in options]}
-            for question_id, params, options in drawn]
+    return [
+        {"id": question_id, "params": params, "options": [[index, token] for index, token in options]}
+        for question_id, params, options in drawn
+    ]

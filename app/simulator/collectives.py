@@ -343,8 +343,17 @@ def _evaluate(plan: _Plan, message_bytes: int) -> CollectiveResult:
     algbw_GBps = message_bytes / best_time_s / _GB
     # Positional: keyword arguments cost a third more on this path, which runs for every size of a sweep.
     return CollectiveResult(
-        plan.op, best.algorithm, plan.mode, plan.ranks, message_bytes, best_time_s, algbw_GBps,
-        algbw_GBps * plan.busbw_factor, bottleneck, tuple(phases), plan.assumptions[best.algorithm],
+        plan.op,
+        best.algorithm,
+        plan.mode,
+        plan.ranks,
+        message_bytes,
+        best_time_s,
+        algbw_GBps,
+        algbw_GBps * plan.busbw_factor,
+        bottleneck,
+        tuple(phases),
+        plan.assumptions[best.algorithm],
     )
 
 

@@ -44,8 +44,12 @@ def error_page(request: Request, status_code: int, headers: dict[str, str] | Non
     language = request_language(request)
     templates: Templates = request.app.state.interconnects.templates
     return templates.render(
-        request, "errors/error.html", language, {"status_code": status_code},
-        status_code=status_code, headers=headers,
+        request,
+        "errors/error.html",
+        language,
+        {"status_code": status_code},
+        status_code=status_code,
+        headers=headers,
     )
 
 

@@ -9,7 +9,4 @@ VARY = "HX-Request"
 
 def wants_fragment(request: Request) -> bool:
     """True for an HTMX request, except a history restore, which needs the full page."""
-    return (
-        request.headers.get("hx-request") == "true"
-        and request.headers.get("hx-history-restore-request") != "true"
-    )
+    return request.headers.get("hx-request") == "true" and request.headers.get("hx-history-restore-request") != "true"

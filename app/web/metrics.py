@@ -13,12 +13,16 @@ class RequestMetrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self.requests = Counter(
-            "http_requests_total", "HTTP requests by route template, method and status.",
-            ["route", "method", "status"], registry=self.registry,
+            "http_requests_total",
+            "HTTP requests by route template, method and status.",
+            ["route", "method", "status"],
+            registry=self.registry,
         )
         self.latency = Histogram(
-            "http_request_duration_seconds", "Time to the end of the response body, by route template.",
-            ["route", "method"], registry=self.registry,
+            "http_request_duration_seconds",
+            "Time to the end of the response body, by route template.",
+            ["route", "method"],
+            registry=self.registry,
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
         )
 

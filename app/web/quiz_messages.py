@@ -30,8 +30,10 @@ class QuizText:
         return translated % params if params else translated
 
     def submission_error(self, code: str, unit: str | None = None) -> str:
-        return self.get(messages.SUBMISSION_ERRORS.get(code, messages.SUBMISSION_ERRORS["malformed"]),
-                        **({"unit": unit or ""} if code == "wrong_dimension" else {}))
+        return self.get(
+            messages.SUBMISSION_ERRORS.get(code, messages.SUBMISSION_ERRORS["malformed"]),
+            **({"unit": unit or ""} if code == "wrong_dimension" else {}),
+        )
 
     def conflict(self, code: str) -> str:
         return self.get(messages.CONFLICTS[code])

@@ -39,8 +39,7 @@ def json_ld(data: Mapping[str, Any]) -> Markup:
 
 def faq_entity(entry: FaqEntry) -> dict[str, Any]:
     """A schema.org Question for FAQPage JSON-LD."""
-    return {"@type": "Question", "name": entry.question,
-            "acceptedAnswer": {"@type": "Answer", "text": entry.answer}}
+    return {"@type": "Question", "name": entry.question, "acceptedAnswer": {"@type": "Answer", "text": entry.answer}}
 
 
 def _named_routes(routes: Iterable[Any]) -> Iterator[tuple[str, Any]]:
@@ -89,8 +88,7 @@ def install_direct_gettext(environment: Environment, translations: gettext.GNUTr
         return (Markup(translated) if eval_context.autoescape else translated) % variables  # noqa: S704
 
     @pass_eval_context
-    def direct_ngettext(eval_context: EvalContext, singular: str, plural: str, num: int, /,
-                        **variables: Any) -> str:
+    def direct_ngettext(eval_context: EvalContext, singular: str, plural: str, num: int, /, **variables: Any) -> str:
         variables.setdefault("num", num)
         translated = translations.ngettext(singular, plural, num)
         return (Markup(translated) if eval_context.autoescape else translated) % variables  # noqa: S704

@@ -30,7 +30,8 @@ def run_axe(page: Page) -> list[dict[str, Any]]:
 def describe(violations: list[dict[str, Any]]) -> str:
     return json.dumps(
         [{"id": v["id"], "help": v["help"], "nodes": [n["target"] for n in v["nodes"]][:5]} for v in violations],
-        indent=1, ensure_ascii=False,
+        indent=1,
+        ensure_ascii=False,
     )
 
 
@@ -74,8 +75,10 @@ def _collect_csp(message: ConsoleMessage, errors: list[str]) -> None:
 
 def test_htmx_is_loaded_and_configured_by_meta_tag(page: Page, live_server: str) -> None:
     page.goto(f"{live_server}/en/guides/nvlink")
-    config = page.evaluate("() => ({self: htmx.config.selfRequestsOnly, evalOk: htmx.config.allowEval, "
-                           "styles: htmx.config.includeIndicatorStyles, version: htmx.version})")
+    config = page.evaluate(
+        "() => ({self: htmx.config.selfRequestsOnly, evalOk: htmx.config.allowEval, "
+        "styles: htmx.config.includeIndicatorStyles, version: htmx.version})"
+    )
     assert config["self"] is True
     assert config["evalOk"] is False
     assert config["styles"] is False
@@ -111,8 +114,9 @@ def test_no_wcag_a_or_aa_violations(
 
 
 @pytest.mark.parametrize("path", ["/en/guides/nvlink", "/ko/"])
-def test_narrow_screen_has_no_horizontal_scroll(browser: Browser, live_server: str, path: str,
-                                                screenshot_dir: Path | None) -> None:
+def test_narrow_screen_has_no_horizontal_scroll(
+    browser: Browser, live_server: str, path: str, screenshot_dir: Path | None
+) -> None:
     context = browser.new_context(viewport={"width": 375, "height": 800}, device_scale_factor=2)
     page = context.new_page()
     page.goto(f"{live_server}{path}")

@@ -75,10 +75,14 @@ def take_quiz(page: Page, base_url: str, lang: str, with_htmx: bool, shots: Path
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_quiz_with_htmx(browser: Browser, live_server: str, lang: str, scheme: str,
-                        screenshot_dir: Path | None) -> None:
-    context = browser.new_context(locale="ko-KR" if lang == "ko" else "en-US", color_scheme=scheme,  # type: ignore[arg-type]
-                                  viewport={"width": 1280, "height": 900})
+def test_quiz_with_htmx(
+    browser: Browser, live_server: str, lang: str, scheme: str, screenshot_dir: Path | None
+) -> None:
+    context = browser.new_context(
+        locale="ko-KR" if lang == "ko" else "en-US",
+        color_scheme=scheme,  # type: ignore[arg-type]
+        viewport={"width": 1280, "height": 900},
+    )
     try:
         page = context.new_page()
         take_quiz(page, live_server, lang, with_htmx=True, shots=screenshot_dir, tag=f"htmx-{lang}-{scheme}")
@@ -87,8 +91,7 @@ def test_quiz_with_htmx(browser: Browser, live_server: str, lang: str, scheme: s
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_quiz_without_javascript(browser: Browser, live_server: str, lang: str,
-                                 screenshot_dir: Path | None) -> None:
+def test_quiz_without_javascript(browser: Browser, live_server: str, lang: str, screenshot_dir: Path | None) -> None:
     context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
     try:
         page = context.new_page()

@@ -43,8 +43,11 @@ def test_content_check_passes_on_the_real_content(runner: CliRunner) -> None:
 def test_content_check_prints_file_and_line_and_exits_1(runner: CliRunner, broken_content: Path) -> None:
     result = runner.invoke(cli, ["content", "check", "--directory", str(broken_content)])
     assert result.exit_code == 1
-    line = next(n for n, text in enumerate((broken_content / "guides/nvlink/ko.md").read_text().splitlines(), 1)
-                if "{#deep_dive}" in text)
+    line = next(
+        n
+        for n, text in enumerate((broken_content / "guides/nvlink/ko.md").read_text().splitlines(), 1)
+        if "{#deep_dive}" in text
+    )
     assert f"guides/nvlink/ko.md:{line}: heading id 'deep_dive' must be lowercase kebab-case" in result.output
 
 
@@ -68,8 +71,9 @@ def test_serve_refuses_production_without_a_secret(runner: CliRunner, monkeypatc
     assert "requires SECRET_KEY" in result.output
 
 
-def test_db_upgrade_current_and_downgrade(runner: CliRunner, database_url: str,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_db_upgrade_current_and_downgrade(
+    runner: CliRunner, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("DATABASE_URL", database_url)
     get_settings.cache_clear()
     before = runner.invoke(cli, ["db", "current"])

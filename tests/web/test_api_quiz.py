@@ -45,8 +45,13 @@ def drawn_questions(app: FastAPI, client: TestClient, attempt_id: str) -> list[D
 def test_quizzes_are_listed_in_the_requested_language(client: TestClient) -> None:
     english = {quiz["id"]: quiz for quiz in client.get("/api/v1/quizzes?lang=en").json()}
     korean = {quiz["id"]: quiz for quiz in client.get("/api/v1/quizzes?lang=ko").json()}
-    assert english["nvlink"] == {"id": "nvlink", "title": "NVLink practice quiz", "chapter": "nvlink",
-                                 "question_count": 11, "pass_percent": 70}
+    assert english["nvlink"] == {
+        "id": "nvlink",
+        "title": "NVLink practice quiz",
+        "chapter": "nvlink",
+        "question_count": 11,
+        "pass_percent": 70,
+    }
     assert english["exam"]["question_count"] == 10
     assert english["exam"]["chapter"] is None
     assert korean["exam"]["title"] == "최종 시험"
@@ -126,13 +131,14 @@ def test_numeric_answers_accept_units_and_name_the_slip(app: FastAPI, client: Te
         ({"question_id": "h100-one-direction", "tokens": ["a"], "extra": 1}, 422),
     ],
 )
-def test_malformed_answers_get_422_in_the_learners_language(
-    client: TestClient, payload: object, status: int
-) -> None:
+def test_malformed_answers_get_422_in_the_learners_language(client: TestClient, payload: object, status: int) -> None:
     body = start(client, lang="ko")
     content = payload if isinstance(payload, str) else json.dumps(payload)
-    response = client.post(f"/api/v1/attempts/{body['attempt_id']}/answers?lang=ko", content=content,
-                           headers={"content-type": "application/json"})
+    response = client.post(
+        f"/api/v1/attempts/{body['attempt_id']}/answers?lang=ko",
+        content=content,
+        headers={"content-type": "application/json"},
+    )
     assert response.status_code == status
     detail = response.json()["detail"]
     assert any("\uac00" <= char <= "\ud7a3" for char in detail), detail
@@ -145,10 +151,17 @@ def test_other_learners_and_unknown_ids_get_404(app: FastAPI, client: TestClient
         attempt_id = body["attempt_id"]
         question = body["questions"][0]
         assert stranger.get(f"/api/v1/attempts/{attempt_id}").status_code == 404
-        answer = {"question_id": question["id"], "tokens": [o["token"] for o in question["options"][:1]] or None,
-                  "value": None if question["options"] else 1}
-        assert stranger.post(f"/api/v1/attempts/{attempt_id}/answers",
-                             json={k: v for k, v in answer.items() if v is not None}).status_code == 404
+        answer = {
+            "question_id": question["id"],
+            "tokens": [o["token"] for o in question["options"][:1]] or None,
+            "value": None if question["options"] else 1,
+        }
+        assert (
+            stranger.post(
+                f"/api/v1/attempts/{attempt_id}/answers", json={k: v for k, v in answer.items() if v is not None}
+            ).status_code
+            == 404
+        )
         assert stranger.post(f"/api/v1/attempts/{attempt_id}/finish").status_code == 404
     assert client.post("/api/v1/quizzes/no-such-quiz/attempts").status_code == 404
     assert client.get("/api/v1/attempts/no-such-attempt").json() == {"detail": "There is no such quiz or attempt."}

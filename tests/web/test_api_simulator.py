@@ -15,18 +15,52 @@ from schemathesis.checks import positive_data_acceptance
 from app.simulator import LINKS, SYSTEMS, simulate_collective
 
 LINK_FIELDS = {"id", "name", "kind", "per_direction_GBps", "bidirectional_GBps", "year", "source"}
-SYSTEM_FIELDS = {"id", "name", "gpus_per_node", "scale_up", "scale_up_GBps", "nvls", "scale_out", "scale_out_GBps",
-                 "max_nodes", "source"}
-RESULT_FIELDS = {"op", "algorithm", "mode", "ranks", "message_bytes", "time_s", "algbw_GBps", "busbw_GBps",
-                 "bottleneck", "phases", "assumptions"}
+SYSTEM_FIELDS = {
+    "id",
+    "name",
+    "gpus_per_node",
+    "scale_up",
+    "scale_up_GBps",
+    "nvls",
+    "scale_out",
+    "scale_out_GBps",
+    "max_nodes",
+    "source",
+}
+RESULT_FIELDS = {
+    "op",
+    "algorithm",
+    "mode",
+    "ranks",
+    "message_bytes",
+    "time_s",
+    "algbw_GBps",
+    "busbw_GBps",
+    "bottleneck",
+    "phases",
+    "assumptions",
+}
 GiB = 2**30
 
 
 def test_links_have_exactly_the_design_ids_and_fields(client: TestClient) -> None:
     links = client.get("/api/v1/links").json()
     assert [link["id"] for link in links] == [
-        "pcie3", "pcie4", "pcie5", "pcie6", "nvlink1", "nvlink2", "nvlink3", "nvlink4", "nvlink5",
-        "ib-edr", "ib-hdr", "ib-ndr", "ib-xdr", "roce-400g", "roce-800g",
+        "pcie3",
+        "pcie4",
+        "pcie5",
+        "pcie6",
+        "nvlink1",
+        "nvlink2",
+        "nvlink3",
+        "nvlink4",
+        "nvlink5",
+        "ib-edr",
+        "ib-hdr",
+        "ib-ndr",
+        "ib-xdr",
+        "roce-400g",
+        "roce-800g",
     ]
     for link in links:
         assert set(link) == LINK_FIELDS
@@ -49,10 +83,17 @@ def test_systems_have_the_design_fields(client: TestClient) -> None:
 
 def test_ideal_ring_all_reduce_matches_the_formula(client: TestClient) -> None:
     size = GiB
-    response = client.get("/api/v1/simulate/collective", params={
-        "op": "all_reduce", "message_bytes": size, "system": "dgx-h100", "algorithm": "ring", "mode": "ideal",
-        "alpha_us": 2,
-    })
+    response = client.get(
+        "/api/v1/simulate/collective",
+        params={
+            "op": "all_reduce",
+            "message_bytes": size,
+            "system": "dgx-h100",
+            "algorithm": "ring",
+            "mode": "ideal",
+            "alpha_us": 2,
+        },
+    )
     assert response.status_code == 200
     body = response.json()
     assert set(body) == RESULT_FIELDS
@@ -66,9 +107,15 @@ def test_ideal_ring_all_reduce_matches_the_formula(client: TestClient) -> None:
 
 
 def test_overrides_replace_the_preset_bandwidth(client: TestClient) -> None:
-    body = client.get("/api/v1/simulate/collective", params={
-        "op": "sendrecv", "message_bytes": 10**9, "mode": "ideal", "scale_up_GBps": 100,
-    }).json()
+    body = client.get(
+        "/api/v1/simulate/collective",
+        params={
+            "op": "sendrecv",
+            "message_bytes": 10**9,
+            "mode": "ideal",
+            "scale_up_GBps": 100,
+        },
+    ).json()
     assert body["time_s"] == pytest.approx(10**9 / 100e9)
 
 
@@ -79,9 +126,15 @@ def test_calibrated_result_is_the_models(client: TestClient) -> None:
 
 
 def test_sweep_is_every_power_of_two_like_nccl_tests(client: TestClient) -> None:
-    body = client.get("/api/v1/simulate/sweep", params={
-        "op": "all_reduce", "system": "dgx-a100", "min_bytes": 8, "max_bytes": 8 * GiB,
-    }).json()
+    body = client.get(
+        "/api/v1/simulate/sweep",
+        params={
+            "op": "all_reduce",
+            "system": "dgx-a100",
+            "min_bytes": 8,
+            "max_bytes": 8 * GiB,
+        },
+    ).json()
     assert [item["message_bytes"] for item in body] == [8 * 2**k for k in range(31)]
     times = [item["time_s"] for item in body]
     assert times == sorted(times)
@@ -107,8 +160,9 @@ def test_sweep_is_every_power_of_two_like_nccl_tests(client: TestClient) -> None
         ({"op": "all_reduce", "message_bytes": 8, "alpha_us": -1}, "alpha_us"),
     ],
 )
-def test_bad_parameters_are_422_naming_the_parameter(client: TestClient, params: dict[str, Any],
-                                                     parameter: str) -> None:
+def test_bad_parameters_are_422_naming_the_parameter(
+    client: TestClient, params: dict[str, Any], parameter: str
+) -> None:
     response = client.get("/api/v1/simulate/collective", params=params)
     assert response.status_code == 422
     detail = response.json()["detail"]
@@ -133,7 +187,10 @@ def test_errors_follow_the_learners_language(client: TestClient) -> None:
     by_query = client.get("/api/v1/simulate/collective", params={**too_small, "lang": "ko"})
     assert by_query.json()["detail"] == "message_bytes 값은 1 이상이어야 합니다."
     model_error: dict[str, str | int] = {
-        "op": "all_reduce", "message_bytes": 8, "system": "dgx-a100", "algorithm": "nvls",
+        "op": "all_reduce",
+        "message_bytes": 8,
+        "system": "dgx-a100",
+        "algorithm": "nvls",
     }
     assert "NVLink SHARP" in client.get("/api/v1/simulate/collective", params=model_error).json()["detail"]
     korean_model = client.get("/api/v1/simulate/collective", params=model_error, headers=korean).json()["detail"]
@@ -169,5 +226,8 @@ def test_api_conforms_to_its_openapi_schema(shared_app: FastAPI) -> None:
         check()
         checked.append(operation.label)
     assert sorted(checked) == [
-        "GET /api/v1/links", "GET /api/v1/simulate/collective", "GET /api/v1/simulate/sweep", "GET /api/v1/systems",
+        "GET /api/v1/links",
+        "GET /api/v1/simulate/collective",
+        "GET /api/v1/simulate/sweep",
+        "GET /api/v1/systems",
     ]

@@ -72,6 +72,7 @@ def assert_clean(html: str) -> None:
 
 # --- fragments and pages ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
 @pytest.mark.parametrize("diagram_id", DIAGRAM_IDS)
 def test_fragment_for_htmx_and_full_page_otherwise(client: TestClient, diagram_id: str, language: str) -> None:
@@ -170,6 +171,7 @@ def test_chapter_embeds_the_real_diagrams_without_pushing_urls(client: TestClien
 
 # --- the numbers are the model's ---------------------------------------------------------------------------
 
+
 def test_link_table_matches_the_presets_and_transfer_times(client: TestClient) -> None:
     html = client.get("/en/lab/link-compare?size=3&unit=GB&scale=log", headers=HX).text
     rows = dict(re.findall(r'<tr data-link="([a-z0-9-]+)">(.*?)</tr>', html, re.S))
@@ -232,11 +234,13 @@ def test_topology_resets_the_gpus_when_the_machine_changes(client: TestClient) -
 @pytest.mark.parametrize(("gpus", "step"), [(2, 1), (4, 0), (4, 3), (5, 6), (8, 14)])
 def test_ring_time_and_bytes_after_k_steps(client: TestClient, gpus: int, step: int) -> None:
     size = 3 * 2**30
-    html = client.get(f"/en/lab/ring-allreduce?gpus={gpus}&size=3&unit=GiB&system=dgx-a100&step={step}"
-                      f"&drawn={gpus}", headers=HX).text
+    html = client.get(
+        f"/en/lab/ring-allreduce?gpus={gpus}&size=3&unit=GiB&system=dgx-a100&step={step}&drawn={gpus}", headers=HX
+    ).text
     bandwidth_Bps = SYSTEMS["dgx-a100"].scale_up_GBps * 1e9
-    total = simulate_collective("all_reduce", size, system="dgx-a100", gpus_per_node=gpus, algorithm="ring",
-                                mode="ideal").time_s
+    total = simulate_collective(
+        "all_reduce", size, system="dgx-a100", gpus_per_node=gpus, algorithm="ring", mode="ideal"
+    ).time_s
     assert_close(total, 2 * (gpus - 1) / gpus * size / bandwidth_Bps)
     facts = re.search(r'<dl class="dg-facts">(.*?)</dl>', html, re.S)
     assert facts is not None
@@ -249,8 +253,9 @@ def test_ring_time_and_bytes_after_k_steps(client: TestClient, gpus: int, step: 
 
 
 def test_ring_steps_are_links_carrying_the_step(client: TestClient) -> None:
-    page = collect(client.get("/en/lab/ring-allreduce?gpus=4&size=1&unit=GiB&system=dgx-h100&step=2&drawn=4",
-                              headers=HX).text)
+    page = collect(
+        client.get("/en/lab/ring-allreduce?gpus=4&size=1&unit=GiB&system=dgx-h100&step=2&drawn=4", headers=HX).text
+    )
     (previous,) = page.find("a", id="diagram-ring-allreduce-previous")
     (following,) = page.find("a", id="diagram-ring-allreduce-next")
     assert "step=1" in (previous["href"] or "")
@@ -260,9 +265,11 @@ def test_ring_steps_are_links_carrying_the_step(client: TestClient) -> None:
 
 
 def test_busbw_table_is_the_sweep(client: TestClient) -> None:
-    query = ("op=all_reduce&mode=calibrated&min_bytes=1024&max_bytes=1073741824&metric=both"
-             "&system1=dgx-b200&algorithm1=ring&nodes1=2&system2=none&algorithm2=auto&nodes2=1"
-             "&system3=pcie-gen4-8gpu&algorithm3=tree&nodes3=1")
+    query = (
+        "op=all_reduce&mode=calibrated&min_bytes=1024&max_bytes=1073741824&metric=both"
+        "&system1=dgx-b200&algorithm1=ring&nodes1=2&system2=none&algorithm2=auto&nodes2=1"
+        "&system3=pcie-gen4-8gpu&algorithm3=tree&nodes3=1"
+    )
     html = client.get(f"/en/lab/busbw-sweep?{query}", headers=HX).text
     first = sweep("all_reduce", 1024, 2**30, system="dgx-b200", nodes=2, algorithm="ring")
     third = sweep("all_reduce", 1024, 2**30, system="pcie-gen4-8gpu", nodes=1, algorithm="tree")
@@ -272,8 +279,11 @@ def test_busbw_table_is_the_sweep(client: TestClient) -> None:
     for row, one, three in zip(rows, first, third, strict=True):
         values = data_values(row)
         assert values[0] == one.message_bytes
-        for actual, expected in zip(values[1:], (one.time_s, one.algbw_GBps, one.busbw_GBps,
-                                                 three.time_s, three.algbw_GBps, three.busbw_GBps), strict=True):
+        for actual, expected in zip(
+            values[1:],
+            (one.time_s, one.algbw_GBps, one.busbw_GBps, three.time_s, three.algbw_GBps, three.busbw_GBps),
+            strict=True,
+        ):
             assert_close(actual, expected)
     crossover = next(r.message_bytes for r in first if r.bottleneck != "latency")
     assert f"Bandwidth-bound from {_binary(crossover)}" in html
@@ -288,8 +298,10 @@ def _binary(size: int) -> str:
 
 
 def test_scaling_points_are_training_steps(client: TestClient) -> None:
-    html = client.get("/en/lab/scaling?params_b=70&compute_ms=500&mode=calibrated&system1=dgx-h100"
-                      "&system2=none&system3=none", headers=HX).text
+    html = client.get(
+        "/en/lab/scaling?params_b=70&compute_ms=500&mode=calibrated&system1=dgx-h100&system2=none&system3=none",
+        headers=HX,
+    ).text
     body = html.split("<tbody>")[1]
     rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
     expected = [(1, 2), (1, 4), (1, 8)] + [(nodes, 8) for nodes in (2, 4, 8, 16, 32, 64, 128)]

@@ -72,8 +72,11 @@ def test_no_answer_is_given_away_before_it_is_locked(app: FastAPI, client: TestC
         page = client.get(f"/{lang}/attempts/{attempt_id}")
         assert page.headers["cache-control"] == "no-store"
         assert 'hx-history="false"' in page.text
-        option_classes = {a.get("class") for tag, a in parse(page.text).attributes if tag == "li"
-                          and "quiz-option" in (a.get("class") or "")}
+        option_classes = {
+            a.get("class")
+            for tag, a in parse(page.text).attributes
+            if tag == "li" and "quiz-option" in (a.get("class") or "")
+        }
         assert option_classes == {"quiz-option"}  # the right option looks like every other
         for forbidden in ("is-right", "is-correct", "quiz-feedback", "quiz-explanation"):
             assert forbidden not in page.text
@@ -83,8 +86,9 @@ def test_no_answer_is_given_away_before_it_is_locked(app: FastAPI, client: TestC
         # Answering one question reveals that question only.
         first, *others = attempt.questions
         token = csrf_token(client, f"/{lang}/attempts/{attempt_id}")
-        fragment = client.post(f"/{lang}/attempts/{attempt_id}/questions/{first.id}", data=form_for(first, token),
-                               headers=HX)
+        fragment = client.post(
+            f"/{lang}/attempts/{attempt_id}/questions/{first.id}", data=form_for(first, token), headers=HX
+        )
         assert fragment.status_code == 200
         for text in (fragment.text, client.get(f"/{lang}/attempts/{attempt_id}").text):
             for drawn in others:
@@ -98,8 +102,11 @@ def test_without_javascript_answer_finish_and_review(app: FastAPI, client: TestC
     attempt = attempt_of(app, client, attempt_id)
     token = csrf_token(client, f"/ko/attempts/{attempt_id}")
     for index, drawn in enumerate(attempt.questions):
-        response = client.post(f"/ko/attempts/{attempt_id}/questions/{drawn.id}",
-                               data=form_for(drawn, token, right=index % 2 == 0), follow_redirects=False)
+        response = client.post(
+            f"/ko/attempts/{attempt_id}/questions/{drawn.id}",
+            data=form_for(drawn, token, right=index % 2 == 0),
+            follow_redirects=False,
+        )
         assert response.status_code == 303
         assert response.headers["location"] == f"/ko/attempts/{attempt_id}#question-{drawn.id}"
     page = client.get(f"/ko/attempts/{attempt_id}").text
@@ -159,8 +166,11 @@ def test_bad_input_gets_a_message_in_the_learners_language(app: FastAPI, client:
     assert page.status_code == 422
     assert "알 수 없는 단위입니다" in page.text
     assert page.text.lstrip().startswith("<!doctype")
-    forged = client.post(f"/ko/attempts/{attempt_id}/questions/{attempt.questions[0].id}",
-                         data={"csrf_token": token, "tokens": "forged"}, headers=HX)
+    forged = client.post(
+        f"/ko/attempts/{attempt_id}/questions/{attempt.questions[0].id}",
+        data={"csrf_token": token, "tokens": "forged"},
+        headers=HX,
+    )
     assert forged.status_code == 422
     assert "Answered 0 of" not in forged.text
     assert client.post(url, data={"value": "1 ms"}).status_code == 403  # no CSRF token

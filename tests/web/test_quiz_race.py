@@ -37,8 +37,9 @@ def server(database_url: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
     assert "Traceback" not in log, log
 
 
-def race(count: int, call: Callable[[httpx.Client], httpx.Response], cookies: httpx.Cookies,
-         base_url: str) -> list[httpx.Response]:
+def race(
+    count: int, call: Callable[[httpx.Client], httpx.Response], cookies: httpx.Cookies, base_url: str
+) -> list[httpx.Response]:
     """`count` clients, each on its own connection, released at the same instant."""
     barrier = threading.Barrier(count)
     responses: list[httpx.Response] = []
@@ -79,8 +80,9 @@ def test_racing_answers_and_finishes_store_one_of_each(server: tuple[str, str]) 
 
     def answer(client: httpx.Client) -> httpx.Response:
         choice = tokens[next(counter) % len(tokens)]  # different clients send different answers
-        return client.post(f"/api/v1/attempts/{attempt_id}/answers",
-                           json={"question_id": question["id"], "tokens": [choice]})
+        return client.post(
+            f"/api/v1/attempts/{attempt_id}/answers", json={"question_id": question["id"], "tokens": [choice]}
+        )
 
     answers = race(CLIENTS, answer, cookies, base_url)
     statuses = sorted(response.status_code for response in answers)
@@ -90,16 +92,16 @@ def test_racing_answers_and_finishes_store_one_of_each(server: tuple[str, str]) 
         if response.status_code == 409:
             assert response.json()["answer"] == winner
 
-    finishes = race(CLIENTS, lambda client: client.post(f"/api/v1/attempts/{attempt_id}/finish"), cookies,
-                    base_url)
+    finishes = race(CLIENTS, lambda client: client.post(f"/api/v1/attempts/{attempt_id}/finish"), cookies, base_url)
     assert {response.status_code for response in finishes} == {200}
     assert len({response.text for response in finishes}) == 1
 
     database = Database.from_url(database_url)
     try:
         with database.read_session() as session:
-            stored = session.scalar(select(func.count()).select_from(QuizAnswer)
-                                    .where(QuizAnswer.attempt_id == attempt_id))
+            stored = session.scalar(
+                select(func.count()).select_from(QuizAnswer).where(QuizAnswer.attempt_id == attempt_id)
+            )
             row = session.get(QuizAttempt, attempt_id)
     finally:
         database.dispose()
@@ -130,8 +132,11 @@ def test_racing_page_answers_store_one_and_show_it_to_everyone(server: tuple[str
     counter = iter(range(CLIENTS))
 
     def answer(client: httpx.Client) -> httpx.Response:
-        return client.post(url, data={"tokens": tokens[next(counter) % len(tokens)]},
-                           headers={"HX-Request": "true", "X-CSRF-Token": token})
+        return client.post(
+            url,
+            data={"tokens": tokens[next(counter) % len(tokens)]},
+            headers={"HX-Request": "true", "X-CSRF-Token": token},
+        )
 
     answers = race(CLIENTS, answer, cookies, base_url)
     assert sorted(response.status_code for response in answers) == [200] + [409] * (CLIENTS - 1)
@@ -141,8 +146,9 @@ def test_racing_page_answers_store_one_and_show_it_to_everyone(server: tuple[str
     database = Database.from_url(database_url)
     try:
         with database.read_session() as session:
-            stored = session.scalar(select(func.count()).select_from(QuizAnswer)
-                                    .where(QuizAnswer.attempt_id == attempt["attempt_id"]))
+            stored = session.scalar(
+                select(func.count()).select_from(QuizAnswer).where(QuizAnswer.attempt_id == attempt["attempt_id"])
+            )
     finally:
         database.dispose()
     assert stored == 1
@@ -167,8 +173,11 @@ def test_an_answer_waits_for_another_sqlite_writer_in_a_thread_while_the_server_
 
         def answer() -> None:
             with httpx.Client(base_url=base_url, cookies=cookies, timeout=30) as client:
-                response = client.post(url, data={"tokens": question["options"][0]["token"]},
-                                       headers={"HX-Request": "true", "X-CSRF-Token": token})
+                response = client.post(
+                    url,
+                    data={"tokens": question["options"][0]["token"]},
+                    headers={"HX-Request": "true", "X-CSRF-Token": token},
+                )
             answered.append((response, time.monotonic()))
 
         waiting = threading.Thread(target=answer)
@@ -184,7 +193,7 @@ def test_an_answer_waits_for_another_sqlite_writer_in_a_thread_while_the_server_
         holder.execute("COMMIT")
         holder.close()
         waiting.join(timeout=15)
-    (response, finished_at), = answered
+    ((response, finished_at),) = answered
     assert response.status_code == 200, response.text
     assert "quiz-feedback" in response.text
     assert finished_at >= released_at > held_at

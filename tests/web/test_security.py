@@ -66,10 +66,20 @@ def test_policy_constant_is_the_required_one() -> None:
 @pytest.mark.parametrize(
     ("path", "status"),
     [
-        ("/", 303), ("/en/", 200), ("/ko/guides/nvlink", 200), ("/healthz", 200), ("/metrics", 200),
-        ("/sitemap.xml", 200), ("/robots.txt", 200), ("/openapi.json", 200), ("/docs", 200),
+        ("/", 303),
+        ("/en/", 200),
+        ("/ko/guides/nvlink", 200),
+        ("/healthz", 200),
+        ("/metrics", 200),
+        ("/sitemap.xml", 200),
+        ("/robots.txt", 200),
+        ("/openapi.json", 200),
+        ("/docs", 200),
         ("/static/css/site.css", 200),
-        ("/static/no-such-file.css", 404), ("/en/no-such-page", 404), ("/en/boom", 500), ("/api/v1/boom", 500),
+        ("/static/no-such-file.css", 404),
+        ("/en/no-such-page", 404),
+        ("/en/boom", 500),
+        ("/api/v1/boom", 500),
     ],
 )
 def test_security_headers_on_every_response(test_client: TestClient, path: str, status: int) -> None:
@@ -152,8 +162,9 @@ def test_csrf_accepts_the_token_in_a_form_or_header(test_client: TestClient) -> 
         ({"X-CSRF-Token": "wrong"}, {}),
     ],
 )
-def test_csrf_rejects_missing_or_wrong_tokens(test_client: TestClient, headers: dict[str, str],
-                                              data: dict[str, str]) -> None:
+def test_csrf_rejects_missing_or_wrong_tokens(
+    test_client: TestClient, headers: dict[str, str], data: dict[str, str]
+) -> None:
     _token_for(test_client)
     response = test_client.post("/en/protected", headers=headers, data=data)
     assert response.status_code == 403
@@ -162,8 +173,7 @@ def test_csrf_rejects_missing_or_wrong_tokens(test_client: TestClient, headers: 
 
 def test_csrf_rejects_a_foreign_origin_even_with_a_valid_token(test_client: TestClient) -> None:
     token = _token_for(test_client)
-    response = test_client.post("/en/protected", data={"csrf_token": token},
-                                headers={"Origin": "https://evil.example"})
+    response = test_client.post("/en/protected", data={"csrf_token": token}, headers={"Origin": "https://evil.example"})
     assert response.status_code == 403
 
 

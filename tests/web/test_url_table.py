@@ -15,11 +15,14 @@ def _request(app: FastAPI) -> Request:
     return Request({"type": "http", "app": app, "method": "GET", "path": "/", "headers": []})
 
 
-@pytest.mark.parametrize(("name", "params", "expected"), [
-    ("chapter", {"lang": "ko", "slug": "nvlink"}, "/ko/guides/nvlink"),
-    ("attempt_answer", {"lang": "en", "attempt_id": "a1", "question_id": "q1"}, "/en/attempts/a1/questions/q1"),
-    ("static", {"path": "css/site.css"}, "/static/css/site.css"),
-])
+@pytest.mark.parametrize(
+    ("name", "params", "expected"),
+    [
+        ("chapter", {"lang": "ko", "slug": "nvlink"}, "/ko/guides/nvlink"),
+        ("attempt_answer", {"lang": "en", "attempt_id": "a1", "question_id": "q1"}, "/en/attempts/a1/questions/q1"),
+        ("static", {"path": "css/site.css"}, "/static/css/site.css"),
+    ],
+)
 def test_urls_match_starlette(shared_app: FastAPI, name: str, params: dict[str, Any], expected: str) -> None:
     assert url_path(_request(shared_app), name, **params) == expected
     assert str(shared_app.url_path_for(name, **params)) == expected
@@ -30,6 +33,16 @@ def test_every_named_route_is_in_the_table(shared_app: FastAPI) -> None:
     # the table still works, through Starlette's slow search, so only this test notices.
     url_path(_request(shared_app), "home", lang="en")
     table = shared_app.state.routes_by_name
-    for name in ("home", "chapter", "quiz", "attempt", "attempt_answer", "attempt_finish", "lab", "static",
-                 "api_start_attempt", "healthz"):
+    for name in (
+        "home",
+        "chapter",
+        "quiz",
+        "attempt",
+        "attempt_answer",
+        "attempt_finish",
+        "lab",
+        "static",
+        "api_start_attempt",
+        "healthz",
+    ):
         assert name in table, name

@@ -23,10 +23,20 @@ NONE = "none"
 SIZE_CHOICES = tuple(2**e for e in range(41))
 MAX_NODES = max(system.max_nodes for system in SYSTEMS.values())
 DEFAULTS: dict[str, str] = {
-    "op": "all_reduce", "mode": "calibrated", "min_bytes": "8", "max_bytes": str(8 * GiB), "metric": "both",
-    "system1": "dgx-h100", "algorithm1": "auto", "nodes1": "1",
-    "system2": "dgx-h100", "algorithm2": "auto", "nodes2": "4",
-    "system3": "pcie-gen5-8gpu", "algorithm3": "auto", "nodes3": "1",
+    "op": "all_reduce",
+    "mode": "calibrated",
+    "min_bytes": "8",
+    "max_bytes": str(8 * GiB),
+    "metric": "both",
+    "system1": "dgx-h100",
+    "algorithm1": "auto",
+    "nodes1": "1",
+    "system2": "dgx-h100",
+    "algorithm2": "auto",
+    "nodes2": "4",
+    "system3": "pcie-gen5-8gpu",
+    "algorithm3": "auto",
+    "nodes3": "1",
 }
 
 WIDTH, HEIGHT = 720, 390
@@ -103,8 +113,12 @@ def build(form: fields.Form) -> View:
     min_bytes = fields.whole(form, "min_bytes", 1, MAX_MESSAGE_BYTES)
     max_bytes = fields.whole(form, "max_bytes", 1, MAX_MESSAGE_BYTES)
     if min_bytes > max_bytes:
-        raise fields.fail("min_bytes", f"min_bytes must not exceed max_bytes ({max_bytes})",
-                          code="out_of_range", allowed=f"1..{max_bytes}")
+        raise fields.fail(
+            "min_bytes",
+            f"min_bytes must not exceed max_bytes ({max_bytes})",
+            code="out_of_range",
+            allowed=f"1..{max_bytes}",
+        )
     wanted = []
     for number in range(1, SERIES + 1):
         choices = tuple(SYSTEMS) if number == 1 else (NONE, *SYSTEMS)
@@ -117,9 +131,15 @@ def build(form: fields.Form) -> View:
     results: list[tuple[int, str, str, int, tuple[CollectiveResult, ...]]] = []
     for number, system_id, algorithm, nodes in wanted:
         try:
-            results.append((number, system_id, algorithm, nodes,
-                            sweep(op, min_bytes, max_bytes, system=system_id, nodes=nodes, algorithm=algorithm,
-                                  mode=mode)))
+            results.append(
+                (
+                    number,
+                    system_id,
+                    algorithm,
+                    nodes,
+                    sweep(op, min_bytes, max_bytes, system=system_id, nodes=nodes, algorithm=algorithm, mode=mode),
+                )
+            )
         except SimulationError as error:
             field = _FIELD_OF_PARAMETER.get(error.parameter)
             if field is None:
@@ -135,33 +155,62 @@ def build(form: fields.Form) -> View:
 
     series = []
     for number, system_id, algorithm, nodes, sweep_results in results:
-        pts = tuple(Point(r.message_bytes, format_bytes(r.message_bytes), x(r.message_bytes), y(r.busbw_GBps),
-                          y(r.algbw_GBps), r, format_seconds(r.time_s), significant(r.busbw_GBps),
-                          significant(r.algbw_GBps)) for r in sweep_results)
+        pts = tuple(
+            Point(
+                r.message_bytes,
+                format_bytes(r.message_bytes),
+                x(r.message_bytes),
+                y(r.busbw_GBps),
+                y(r.algbw_GBps),
+                r,
+                format_seconds(r.time_s),
+                significant(r.busbw_GBps),
+                significant(r.algbw_GBps),
+            )
+            for r in sweep_results
+        )
         first_bandwidth = next((i for i, p in enumerate(pts) if p.result.bottleneck != "latency"), None)
         crossover_x: float | None = None
         if first_bandwidth is not None and first_bandwidth > 0:
             crossover_x = px((pts[first_bandwidth - 1].x + pts[first_bandwidth].x) / 2)
         peak = max(r.busbw_GBps for r in sweep_results)
         system = SYSTEMS[system_id]
-        series.append(Series(
-            number=number, system_id=system_id, system_name=system.name, algorithm=algorithm, nodes=nodes,
-            ranks=sweep_results[0].ranks, points=pts,
-            busbw_line=points((p.x, p.y_busbw) for p in pts), algbw_line=points((p.x, p.y_algbw) for p in pts),
-            crossover_x=crossover_x,
-            crossover_bytes=pts[first_bandwidth].size_bytes if first_bandwidth is not None else None,
-            crossover_label=format_bytes(pts[first_bandwidth].size_bytes) if first_bandwidth is not None else "",
-            all_latency_bound=first_bandwidth is None,
-            peak_busbw_GBps=peak, peak_label=format_GBps(peak),
-        ))
+        series.append(
+            Series(
+                number=number,
+                system_id=system_id,
+                system_name=system.name,
+                algorithm=algorithm,
+                nodes=nodes,
+                ranks=sweep_results[0].ranks,
+                points=pts,
+                busbw_line=points((p.x, p.y_busbw) for p in pts),
+                algbw_line=points((p.x, p.y_algbw) for p in pts),
+                crossover_x=crossover_x,
+                crossover_bytes=pts[first_bandwidth].size_bytes if first_bandwidth is not None else None,
+                crossover_label=format_bytes(pts[first_bandwidth].size_bytes) if first_bandwidth is not None else "",
+                all_latency_bound=first_bandwidth is None,
+                peak_busbw_GBps=peak,
+                peak_label=format_GBps(peak),
+            )
+        )
     first = series[0]
     region: float | None
     region = RIGHT if first.all_latency_bound else first.crossover_x
     span = math.log2(high) - math.log2(low)
     x_ticks = x.power_of_two_ticks(format_bytes, _label_every(span))
     return View(
-        width=WIDTH, height=HEIGHT, left=LEFT, right=RIGHT, top=TOP, bottom=BOTTOM,
-        op=op, mode=mode, metric=metric, min_bytes=min_bytes, max_bytes=max_bytes,
+        width=WIDTH,
+        height=HEIGHT,
+        left=LEFT,
+        right=RIGHT,
+        top=TOP,
+        bottom=BOTTOM,
+        op=op,
+        mode=mode,
+        metric=metric,
+        min_bytes=min_bytes,
+        max_bytes=max_bytes,
         series=tuple(series),
         x_ticks=tuple(x_ticks),
         y_ticks=tuple(y.ticks(step, lambda v: f"{v:,g}")),

@@ -53,8 +53,9 @@ def whole(form: Form, name: str, minimum: int, maximum: int) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise fail(name, f"{name} must be a whole number between {minimum} and {maximum}",
-                   code="invalid_type", allowed=allowed) from None
+        raise fail(
+            name, f"{name} must be a whole number between {minimum} and {maximum}", code="invalid_type", allowed=allowed
+        ) from None
     if not minimum <= value <= maximum:
         raise fail(name, f"{name} must be between {minimum} and {maximum}", code="out_of_range", allowed=allowed)
     return value
@@ -69,6 +70,10 @@ def positive(form: Form, name: str, maximum: float, unit: str) -> float:
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and 0 < value <= maximum):
-        raise fail(name, f"{name} must be a number above 0 and at most {exact(maximum)} {unit}".rstrip(),
-                   code="out_of_range", allowed=allowed)
+        raise fail(
+            name,
+            f"{name} must be a number above 0 and at most {exact(maximum)} {unit}".rstrip(),
+            code="out_of_range",
+            allowed=allowed,
+        )
     return value

@@ -96,8 +96,12 @@ def build(form: fields.Form) -> View:
     size = fields.positive(form, "size", MAX_BYTES / factor, unit)
     size_bytes = round(size * factor)
     if not 1 <= size_bytes <= MAX_BYTES:
-        raise fields.fail("size", f"size must be at least 1 byte and at most {exact(MAX_BYTES / factor)} {unit}",
-                          code="out_of_range", allowed=f"1 B ≤ size ≤ {exact(MAX_BYTES / factor)} {unit}")
+        raise fields.fail(
+            "size",
+            f"size must be at least 1 byte and at most {exact(MAX_BYTES / factor)} {unit}",
+            code="out_of_range",
+            allowed=f"1 B ≤ size ≤ {exact(MAX_BYTES / factor)} {unit}",
+        )
 
     links = sorted(LINKS.values(), key=lambda link: (KINDS.index(link.kind), link.per_direction_GBps, link.year))
     largest = max(link.bidirectional_GBps for link in links)
@@ -118,23 +122,25 @@ def build(form: fields.Form) -> View:
         rows = []
         for link in (link for link in links if link.kind == kind):
             time_s = transfer_time_s(size_bytes, link.per_direction_GBps)
-            rows.append(Row(
-                link_id=link.id,
-                name=short_name(link.name),
-                kind=kind,
-                y=y,
-                per_direction_GBps=link.per_direction_GBps,
-                bidirectional_GBps=link.bidirectional_GBps,
-                line_rate_Gbps=link.line_rate_Gbps,
-                quoted_both_ways=kind != "scale-out",
-                bar_width=px(scale(link.per_direction_GBps) - BAR_START),
-                both_width=px(scale(link.bidirectional_GBps) - BAR_START),
-                time_s=time_s,
-                per_direction_label=exact(link.per_direction_GBps),
-                both_label=exact(link.bidirectional_GBps),
-                line_rate_label=exact(link.line_rate_Gbps) if link.line_rate_Gbps else "",
-                time_label=format_seconds(time_s),
-            ))
+            rows.append(
+                Row(
+                    link_id=link.id,
+                    name=short_name(link.name),
+                    kind=kind,
+                    y=y,
+                    per_direction_GBps=link.per_direction_GBps,
+                    bidirectional_GBps=link.bidirectional_GBps,
+                    line_rate_Gbps=link.line_rate_Gbps,
+                    quoted_both_ways=kind != "scale-out",
+                    bar_width=px(scale(link.per_direction_GBps) - BAR_START),
+                    both_width=px(scale(link.bidirectional_GBps) - BAR_START),
+                    time_s=time_s,
+                    per_direction_label=exact(link.per_direction_GBps),
+                    both_label=exact(link.bidirectional_GBps),
+                    line_rate_label=exact(link.line_rate_Gbps) if link.line_rate_Gbps else "",
+                    time_label=format_seconds(time_s),
+                )
+            )
             y += ROW
         groups.append(Group(kind, group_y, tuple(rows)))
     all_rows = [row for group in groups for row in group.rows]

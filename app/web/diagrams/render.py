@@ -47,8 +47,9 @@ class DiagramRenderer:
     def default(self, diagram_id: str, language: str, url: UrlFor) -> Rendered:
         rendered = self._defaults.get((diagram_id, language))
         if rendered is None:
-            rendered = self._defaults.setdefault((diagram_id, language),
-                                                 self._render(DIAGRAMS[diagram_id], language, {}, url))
+            rendered = self._defaults.setdefault(
+                (diagram_id, language), self._render(DIAGRAMS[diagram_id], language, {}, url)
+            )
         return rendered
 
     def render(self, diagram_id: str, language: str, query_string: bytes, url: UrlFor) -> Rendered:
@@ -82,7 +83,9 @@ class DiagramRenderer:
             message = simulation_error_message(problem.error, translations, language)
             if problem.series is not None:
                 message = translations.gettext("Series %(number)d: %(message)s") % {
-                    "number": problem.series, "message": message}
+                    "number": problem.series,
+                    "message": message,
+                }
         action = url("diagram", lang=language, diagram_id=diagram.id)
 
         def with_query(**changes: Any) -> str:
@@ -90,8 +93,16 @@ class DiagramRenderer:
 
         template = self.templates.environments[language].get_template(diagram.template)
         html = template.render(
-            lang=language, url=url, view=view, form=form, problem=problem, message=message,
-            diagram=diagram, root=diagram.root_id, action=action, with_query=with_query,
+            lang=language,
+            url=url,
+            view=view,
+            form=form,
+            problem=problem,
+            message=message,
+            diagram=diagram,
+            root=diagram.root_id,
+            action=action,
+            with_query=with_query,
         )
         return Rendered(422 if problem else 200, Markup(html), html.encode())  # noqa: S704  (autoescaped template)
 

@@ -145,8 +145,12 @@ def _size(form: fields.Form) -> tuple[int, str]:
     size = fields.positive(form, "size", MAX_BYTES / factor, unit)
     size_bytes = round(size * factor)
     if not 1 <= size_bytes <= MAX_BYTES:
-        raise fields.fail("size", f"size must be at least 1 byte and at most {exact(MAX_BYTES / factor)} {unit}",
-                          code="out_of_range", allowed=f"1 B ≤ size ≤ {exact(MAX_BYTES / factor)} {unit}")
+        raise fields.fail(
+            "size",
+            f"size must be at least 1 byte and at most {exact(MAX_BYTES / factor)} {unit}",
+            code="out_of_range",
+            allowed=f"1 B ≤ size ≤ {exact(MAX_BYTES / factor)} {unit}",
+        )
     return size_bytes, f"{significant(size, 6)} {unit}"
 
 
@@ -158,8 +162,9 @@ def build(form: fields.Form) -> View:
     # A step number belongs to the ring it was drawn for: a new ring size starts again at step 0.
     step = fields.whole(form, "step", 0, steps) if form["drawn"] == str(n) else 0
     try:
-        result = simulate_collective("all_reduce", size_bytes, system=system_id, gpus_per_node=n,
-                                     algorithm="ring", mode="ideal")
+        result = simulate_collective(
+            "all_reduce", size_bytes, system=system_id, gpus_per_node=n, algorithm="ring", mode="ideal"
+        )
     except SimulationError as error:
         raise fields.from_model(error.parameter if error.parameter in form else "gpus", error) from None
     system = SYSTEMS[system_id]
@@ -184,10 +189,31 @@ def build(form: fields.Form) -> View:
             cell_x = x + (box_w - n * (CELL_W + 1) + 1) / 2 + c * (CELL_W + 1)
             cell_y = y + 22
             fill_h = CELL_H * count / n
-            cells.append(Cell(c, px(cell_x), px(cell_y), count, px(cell_y + CELL_H - fill_h), px(fill_h),
-                              held[i][c] == full, receives.get(i) == c))
-        gpus.append(Gpu(i, px(x), px(y), box_w, box_h, tuple(cells), sends.get(i), receives.get(i),
-                        tuple(c for c in range(n) if held[i][c] == full)))
+            cells.append(
+                Cell(
+                    c,
+                    px(cell_x),
+                    px(cell_y),
+                    count,
+                    px(cell_y + CELL_H - fill_h),
+                    px(fill_h),
+                    held[i][c] == full,
+                    receives.get(i) == c,
+                )
+            )
+        gpus.append(
+            Gpu(
+                i,
+                px(x),
+                px(y),
+                box_w,
+                box_h,
+                tuple(cells),
+                sends.get(i),
+                receives.get(i),
+                tuple(c for c in range(n) if held[i][c] == full),
+            )
+        )
 
     ring = []
     arrows = []
@@ -205,18 +231,30 @@ def build(form: fields.Form) -> View:
         shift = 7.0
         shrink = min(box_w, box_h) / 2 + 12 if n > 2 else box_h / 2 + 10
         mx, my = (x1 + x2) / 2 + nx * 22, (y1 + y2) / 2 + ny * 22
-        arrows.append(Arrow(sender, receiver, chunk,
-                            px(x1 + ux * shrink + nx * shift), px(y1 + uy * shrink + ny * shift),
-                            px(x2 - ux * shrink + nx * shift), px(y2 - uy * shrink + ny * shift),
-                            px(mx), px(my + 4)))
+        arrows.append(
+            Arrow(
+                sender,
+                receiver,
+                chunk,
+                px(x1 + ux * shrink + nx * shift),
+                px(y1 + uy * shrink + ny * shift),
+                px(x2 - ux * shrink + nx * shift),
+                px(y2 - uy * shrink + ny * shift),
+                px(mx),
+                px(my + 4),
+            )
+        )
 
     left, right = 24.0, WIDTH - 24.0
     slot = (right - left) / steps
     timeline = []
     for k in range(1, steps + 1):
         state = "done" if k < step else "current" if k == step else "todo"
-        timeline.append(StepBox(k, px(left + (k - 1) * slot + 1), px(slot - 2),
-                                "reduce-scatter" if k <= n - 1 else "all-gather", state))
+        timeline.append(
+            StepBox(
+                k, px(left + (k - 1) * slot + 1), px(slot - 2), "reduce-scatter" if k <= n - 1 else "all-gather", state
+            )
+        )
     if step == 0:
         phase, phase_step = "start", 0
     elif step <= n - 1:

@@ -21,8 +21,12 @@ BYTES_PER_GRADIENT = 2  # bf16
 MAX_PARAMETERS_B = MAX_MESSAGE_BYTES / BYTES_PER_GRADIENT / 1e9
 MAX_COMPUTE_MS = 3_600_000.0  # an hour per step is already far outside training practice
 DEFAULTS: dict[str, str] = {
-    "params_b": "7", "compute_ms": "60", "mode": "calibrated",
-    "system1": "dgx-h100", "system2": "gb200-nvl72", "system3": "pcie-gen5-8gpu",
+    "params_b": "7",
+    "compute_ms": "60",
+    "mode": "calibrated",
+    "system1": "dgx-h100",
+    "system2": "gb200-nvl72",
+    "system3": "pcie-gen5-8gpu",
 }
 
 WIDTH, HEIGHT = 720, 396
@@ -103,12 +107,29 @@ def build(form: fields.Form) -> View:
         steps = []
         for nodes, per_node in gpu_counts(system_id):
             try:
-                steps.append((nodes, per_node, training_step(parameters, system_id, nodes, compute_ms / 1e3,
-                                                             BYTES_PER_GRADIENT, mode=mode,
-                                                             gpus_per_node=per_node)))
+                steps.append(
+                    (
+                        nodes,
+                        per_node,
+                        training_step(
+                            parameters,
+                            system_id,
+                            nodes,
+                            compute_ms / 1e3,
+                            BYTES_PER_GRADIENT,
+                            mode=mode,
+                            gpus_per_node=per_node,
+                        ),
+                    )
+                )
             except SimulationError as error:
-                field = "params_b" if error.parameter == "parameters" else "compute_ms" \
-                    if error.parameter == "compute_time_s" else f"system{number}"
+                field = (
+                    "params_b"
+                    if error.parameter == "parameters"
+                    else "compute_ms"
+                    if error.parameter == "compute_time_s"
+                    else f"system{number}"
+                )
                 raise fields.from_model(field, error) from None
         computed.append((number, system_id, steps))
 
@@ -122,26 +143,48 @@ def build(form: fields.Form) -> View:
     series: list[Series] = []
     for number, system_id, steps in computed:
         system = SYSTEMS[system_id]
-        pts = tuple(Point(nodes * per_node, nodes, per_node, x(nodes * per_node), y(s.allreduce_time_s), s,
-                          format_seconds(s.allreduce_time_s), nodes == 1) for nodes, per_node, s in steps)
+        pts = tuple(
+            Point(
+                nodes * per_node,
+                nodes,
+                per_node,
+                x(nodes * per_node),
+                y(s.allreduce_time_s),
+                s,
+                format_seconds(s.allreduce_time_s),
+                nodes == 1,
+            )
+            for nodes, per_node, s in steps
+        )
         inside = [p for p in pts if p.inside]
         outside = [inside[-1], *(p for p in pts if not p.inside)]
         sharing = len([other for other in series if other.domain_gpus == system.gpus_per_node])
-        series.append(Series(
-            number=number, system_id=system_id, system_name=system.name,
-            domain_gpus=system.gpus_per_node, domain_x=x(system.gpus_per_node),
-            domain_label_y=TOP - 8 - 13 * sharing,
-            scale_up_name=LINKS[system.scale_up].name.split(" (")[0],
-            scale_out_name=LINKS[system.scale_out].name.split(" (")[0], points=pts,
-            inside_line=points((p.x, p.y) for p in inside),
-            outside_line=points((p.x, p.y) for p in outside) if len(outside) > 1 else "",
-            first_exposed=next((p for p in pts if p.step.exposed), None),
-        ))
+        series.append(
+            Series(
+                number=number,
+                system_id=system_id,
+                system_name=system.name,
+                domain_gpus=system.gpus_per_node,
+                domain_x=x(system.gpus_per_node),
+                domain_label_y=TOP - 8 - 13 * sharing,
+                scale_up_name=LINKS[system.scale_up].name.split(" (")[0],
+                scale_out_name=LINKS[system.scale_out].name.split(" (")[0],
+                points=pts,
+                inside_line=points((p.x, p.y) for p in inside),
+                outside_line=points((p.x, p.y) for p in outside) if len(outside) > 1 else "",
+                first_exposed=next((p for p in pts if p.step.exposed), None),
+            )
+        )
     y_ticks = [t for t in y.decade_ticks(format_seconds) if t.major]
     if len(y_ticks) < 3:
         y_ticks = y.decade_ticks(format_seconds)
     return View(
-        width=WIDTH, height=HEIGHT, left=LEFT, right=RIGHT, top=TOP, bottom=BOTTOM,
+        width=WIDTH,
+        height=HEIGHT,
+        left=LEFT,
+        right=RIGHT,
+        top=TOP,
+        bottom=BOTTOM,
         parameters=parameters,
         parameters_label=significant(params_b, 6),
         gradient_bytes=parameters * BYTES_PER_GRADIENT,

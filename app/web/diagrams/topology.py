@@ -20,7 +20,10 @@ TOPOLOGIES = ("pcie-gen5-8gpu", "dgx-h100", "gb200-nvl72", "rail-fat-tree")
 FAT_TREE_NODES = 4
 FAT_TREE_SPINES = 2
 DEFAULT_PAIRS: dict[str, tuple[int, int]] = {
-    "pcie-gen5-8gpu": (0, 5), "dgx-h100": (0, 5), "gb200-nvl72": (3, 60), "rail-fat-tree": (2, 29),
+    "pcie-gen5-8gpu": (0, 5),
+    "dgx-h100": (0, 5),
+    "gb200-nvl72": (3, 60),
+    "rail-fat-tree": (2, 29),
 }
 DEFAULTS: dict[str, str] = {"topology": "dgx-h100", "gpu_a": "0", "gpu_b": "5", "drawn": "dgx-h100"}
 WIDTH = 720
@@ -137,20 +140,23 @@ def _mark(boxes: list[Box], keys: set[str], a: str, b: str) -> list[Box]:
 
 # --- 8-GPU PCIe server: two CPU sockets, two PCIe switches per socket, two GPUs per switch -----------------
 
+
 def _pcie_server(a: int, b: int) -> tuple[list[Box], list[Edge], list[Edge], tuple[Hop, ...], str, float]:
     switch_x = (100, 270, 450, 620)
     cpus = [Box(f"cpu{c}", "cpu", c, (185, 535)[c] - 80, 28, 160, 44) for c in range(2)]
     switches = [Box(f"sw{s}", "pcie-switch", s, switch_x[s] - 62, 128, 124, 38) for s in range(4)]
-    gpus = [Box(f"gpu{g}", "gpu", g, switch_x[g // 2] + (-38 if g % 2 == 0 else 38) - 32, 228, 64, 52)
-            for g in range(8)]
+    gpus = [
+        Box(f"gpu{g}", "gpu", g, switch_x[g // 2] + (-38 if g % 2 == 0 else 38) - 32, 228, 64, 52) for g in range(8)
+    ]
     edges: list[Edge] = [Edge(_line((cpus[0].x + cpus[0].w, 50), (cpus[1].x, 50)), "socket")]
     for s, switch in enumerate(switches):
         cpu = cpus[s // 2]
         edges.append(Edge(_line((switch.cx, switch.y), (cpu.cx + (-40 if s % 2 == 0 else 40), cpu.y + cpu.h)), "pcie"))
     for g, gpu in enumerate(gpus):
         switch = switches[g // 2]
-        edges.append(Edge(_line((gpu.cx, gpu.y), (switch.cx + (-20 if g % 2 == 0 else 20), switch.y + switch.h)),
-                          "pcie"))
+        edges.append(
+            Edge(_line((gpu.cx, gpu.y), (switch.cx + (-20 if g % 2 == 0 else 20), switch.y + switch.h)), "pcie")
+        )
     boxes = [*cpus, *switches, *gpus]
     if a == b:
         return boxes, edges, [], (), "", 320
@@ -162,14 +168,22 @@ def _pcie_server(a: int, b: int) -> tuple[list[Box], list[Edge], list[Edge], tup
         steps = [(gpu_a, switch_a, "pcie5"), (switch_a, gpu_b, "pcie5")]
         kind = "PIX"
     elif ca == cb:
-        steps = [(gpu_a, switch_a, "pcie5"), (switch_a, Endpoint("cpu", ca), "pcie5"),
-                 (Endpoint("cpu", ca), switch_b, "pcie5"), (switch_b, gpu_b, "pcie5")]
+        steps = [
+            (gpu_a, switch_a, "pcie5"),
+            (switch_a, Endpoint("cpu", ca), "pcie5"),
+            (Endpoint("cpu", ca), switch_b, "pcie5"),
+            (switch_b, gpu_b, "pcie5"),
+        ]
         path += [_along(edges[1 + sa]), _toward(edges[1 + sb])]
         kind = "PHB"
     else:
-        steps = [(gpu_a, switch_a, "pcie5"), (switch_a, Endpoint("cpu", ca), "pcie5"),
-                 (Endpoint("cpu", ca), Endpoint("cpu", cb), "socket"), (Endpoint("cpu", cb), switch_b, "pcie5"),
-                 (switch_b, gpu_b, "pcie5")]
+        steps = [
+            (gpu_a, switch_a, "pcie5"),
+            (switch_a, Endpoint("cpu", ca), "pcie5"),
+            (Endpoint("cpu", ca), Endpoint("cpu", cb), "socket"),
+            (Endpoint("cpu", cb), switch_b, "pcie5"),
+            (switch_b, gpu_b, "pcie5"),
+        ]
         path += [_along(edges[1 + sa]), _along(edges[0]) if ca == 0 else _toward(edges[0]), _toward(edges[1 + sb])]
         kind = "SYS"
     path.append(_toward(edges[1 + 4 + b]))
@@ -177,6 +191,7 @@ def _pcie_server(a: int, b: int) -> tuple[list[Box], list[Edge], list[Edge], tup
 
 
 # --- DGX H100: eight GPUs, each wired to all four NVSwitch chips ---------------------------------------
+
 
 def _nvswitch_board(a: int, b: int) -> tuple[list[Box], list[Edge], list[Edge], tuple[Hop, ...], str, float]:
     gpu_x = (120, 280, 440, 600)
@@ -210,8 +225,9 @@ NVL72_TRAY_GPUS = 4
 
 def _nvl72(a: int, b: int) -> tuple[list[Box], list[Edge], list[Edge], tuple[Hop, ...], str, float]:
     row, gap, top = 13, 3, 16
-    order = [("tray", t) for t in range(10)] + [("switch-tray", s) for s in range(9)] + \
-            [("tray", t) for t in range(10, 18)]
+    order = (
+        [("tray", t) for t in range(10)] + [("switch-tray", s) for s in range(9)] + [("tray", t) for t in range(10, 18)]
+    )
     boxes: list[Box] = []
     edges: list[Edge] = []
     tray_y: dict[int, float] = {}
@@ -249,6 +265,7 @@ def _nvl72(a: int, b: int) -> tuple[list[Box], list[Edge], list[Edge], tuple[Hop
 
 
 # --- Four DGX H100 on a rail-optimised fat tree: GPU g of every node on leaf switch g (rail g) -------------
+
 
 def _fat_tree(a: int, b: int) -> tuple[list[Box], list[Edge], list[Edge], tuple[Hop, ...], str, float]:
     per_node = SYSTEMS["dgx-h100"].gpus_per_node
@@ -303,8 +320,9 @@ def _fat_tree(a: int, b: int) -> tuple[list[Box], list[Edge], list[Edge], tuple[
     return boxes, edges, path, _hops(steps), "NET", 366
 
 
-_LAYOUTS: dict[str, tuple[int, Callable[[int, int], tuple[list[Box], list[Edge], list[Edge], tuple[Hop, ...],
-                                                            str, float]]]] = {
+_LAYOUTS: dict[
+    str, tuple[int, Callable[[int, int], tuple[list[Box], list[Edge], list[Edge], tuple[Hop, ...], str, float]]]
+] = {
     "pcie-gen5-8gpu": (8, _pcie_server),
     "dgx-h100": (8, _nvswitch_board),
     "gb200-nvl72": (72, _nvl72),

@@ -72,9 +72,11 @@ class AnswerIn(BaseModel):
 
     question_id: str = Field(max_length=64)
     tokens: list[Annotated[str, Field(max_length=64)]] | None = Field(
-        default=None, max_length=32, description="Chosen option tokens (single and multiple choice).")
+        default=None, max_length=32, description="Chosen option tokens (single and multiple choice)."
+    )
     value: float | Annotated[str, Field(max_length=64)] | None = Field(
-        default=None, description="A number, or a quantity such as '3.9 ms' or '3.6 Tb/s' (numeric questions).")
+        default=None, description="A number, or a quantity such as '3.9 ms' or '3.6 Tb/s' (numeric questions)."
+    )
     unit: str | None = Field(default=None, max_length=16, description="The unit of `value`, if not in it.")
 
 
@@ -121,9 +123,13 @@ def _text(request: Request, language: str) -> QuizText:
 
 def _question_out(attempt: AttemptView, language: str) -> list[QuestionOut]:
     return [
-        QuestionOut(id=drawn.id, type=drawn.question.type, prompt=drawn.prompt(language),
-                    options=[OptionOut(token=shown.token, text=shown.text(language)) for shown in drawn.options],
-                    unit=drawn.unit)
+        QuestionOut(
+            id=drawn.id,
+            type=drawn.question.type,
+            prompt=drawn.prompt(language),
+            options=[OptionOut(token=shown.token, text=shown.text(language)) for shown in drawn.options],
+            unit=drawn.unit,
+        )
         for drawn in attempt.questions
     ]
 
@@ -142,8 +148,11 @@ def _answer_out(answer: AnswerView, text: QuizText) -> AnswerOut:
 
 
 def _json(model: BaseModel, status_code: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(model.model_dump(mode="json", exclude_none=isinstance(model, AnswerOut)),
-                        status_code=status_code, headers=NO_STORE | (headers or {}))
+    return JSONResponse(
+        model.model_dump(mode="json", exclude_none=isinstance(model, AnswerOut)),
+        status_code=status_code,
+        headers=NO_STORE | (headers or {}),
+    )
 
 
 def _error(status_code: int, detail: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -164,17 +173,29 @@ LangQuery = Annotated[str | None, Query(description="en or ko; default: the nego
 @router.get("/quizzes", name="api_quizzes", response_model=list[QuizOut])
 def list_quizzes(request: Request, lang: LangQuery = None) -> JSONResponse:
     language = _language(request, lang)
-    quizzes = [QuizOut(id=quiz.id, title=quiz.title.get(language), chapter=quiz.chapter,
-                       question_count=quiz.draw, pass_percent=quiz.pass_percent)
-               for quiz in app_state(request).quizzes]
+    quizzes = [
+        QuizOut(
+            id=quiz.id,
+            title=quiz.title.get(language),
+            chapter=quiz.chapter,
+            question_count=quiz.draw,
+            pass_percent=quiz.pass_percent,
+        )
+        for quiz in app_state(request).quizzes
+    ]
     return JSONResponse([quiz.model_dump(mode="json") for quiz in quizzes], headers=NO_STORE)
 
 
 @router.post(
-    "/quizzes/{quiz_id}/attempts", name="api_start_attempt", status_code=201, response_model=AttemptCreatedOut,
-    responses={403: {"model": ErrorOut, "description": "A foreign Origin."},
-               404: {"model": ErrorOut, "description": "No such quiz."},
-               429: {"model": ErrorOut, "description": "Too many attempts; see Retry-After."}},
+    "/quizzes/{quiz_id}/attempts",
+    name="api_start_attempt",
+    status_code=201,
+    response_model=AttemptCreatedOut,
+    responses={
+        403: {"model": ErrorOut, "description": "A foreign Origin."},
+        404: {"model": ErrorOut, "description": "No such quiz."},
+        429: {"model": ErrorOut, "description": "Too many attempts; see Retry-After."},
+    },
 )
 def start_attempt(request: Request, quiz_id: str, _origin: ApiOriginDep, lang: LangQuery = None) -> JSONResponse:
     language = _language(request, lang)
@@ -182,29 +203,52 @@ def start_attempt(request: Request, quiz_id: str, _origin: ApiOriginDep, lang: L
     text = _text(request, language)
     try:
         with state.database.write_session() as session:
-            attempt = service.start_attempt(session, state.quizzes, learner_identity(request).learner_id, language,
-                                            quiz_id, _client(request), _now(), state.quiz_policy)
+            attempt = service.start_attempt(
+                session,
+                state.quizzes,
+                learner_identity(request).learner_id,
+                language,
+                quiz_id,
+                _client(request),
+                _now(),
+                state.quiz_policy,
+            )
     except QuizNotFoundError:
         return _error(404, text.not_found())
     except RateLimitedError as error:
         quiz = state.quizzes.get(quiz_id)
-        return _error(429, text.rate_limited(error, quiz.attempts_per_day if quiz else None),
-                      {"retry-after": str(error.retry_after_s)})
-    created = AttemptCreatedOut(attempt_id=attempt.id, quiz_id=attempt.quiz.id,
-                                questions=_question_out(attempt, language), deadline=attempt.deadline_at)
+        return _error(
+            429,
+            text.rate_limited(error, quiz.attempts_per_day if quiz else None),
+            {"retry-after": str(error.retry_after_s)},
+        )
+    created = AttemptCreatedOut(
+        attempt_id=attempt.id,
+        quiz_id=attempt.quiz.id,
+        questions=_question_out(attempt, language),
+        deadline=attempt.deadline_at,
+    )
     return _json(created, status_code=201)
 
 
 @router.post(
-    "/attempts/{attempt_id}/answers", name="api_answer", response_model=AnswerOut, response_model_exclude_none=True,
-    responses={403: {"model": ErrorOut, "description": "A foreign Origin."},
-               404: {"model": ErrorOut, "description": "No such attempt for this learner."},
-               409: {"model": AnswerConflictOut,
-                     "description": "Already answered (the stored answer is returned), or the attempt is over."},
-               422: {"model": ErrorOut, "description": "Malformed answer, unknown question or option token."},
-               429: {"model": ErrorOut, "description": "Too many answers; see Retry-After."}},
-    openapi_extra={"requestBody": {"required": True, "content": {
-        "application/json": {"schema": AnswerIn.model_json_schema()}}}},
+    "/attempts/{attempt_id}/answers",
+    name="api_answer",
+    response_model=AnswerOut,
+    response_model_exclude_none=True,
+    responses={
+        403: {"model": ErrorOut, "description": "A foreign Origin."},
+        404: {"model": ErrorOut, "description": "No such attempt for this learner."},
+        409: {
+            "model": AnswerConflictOut,
+            "description": "Already answered (the stored answer is returned), or the attempt is over.",
+        },
+        422: {"model": ErrorOut, "description": "Malformed answer, unknown question or option token."},
+        429: {"model": ErrorOut, "description": "Too many answers; see Retry-After."},
+    },
+    openapi_extra={
+        "requestBody": {"required": True, "content": {"application/json": {"schema": AnswerIn.model_json_schema()}}}
+    },
 )
 async def answer(request: Request, attempt_id: str, _origin: ApiOriginDep, lang: LangQuery = None) -> JSONResponse:
     language = _language(request, lang)
@@ -232,14 +276,21 @@ def _answer_sync(request: Request, attempt_id: str, payload: AnswerIn, text: Qui
         return _error(422, text.submission_error("malformed"))
     try:
         with state.database.write_connection() as connection:
-            answered = service.submit_answer(connection, state.quizzes, learner_identity(request).learner_id,
-                                             attempt_id, payload.question_id, submission, _client(request), _now(),
-                                             state.quiz_policy)
+            answered = service.submit_answer(
+                connection,
+                state.quizzes,
+                learner_identity(request).learner_id,
+                attempt_id,
+                payload.question_id,
+                submission,
+                _client(request),
+                _now(),
+                state.quiz_policy,
+            )
     except AttemptNotFoundError:
         return _error(404, text.not_found())
     except AlreadyAnsweredError as error:
-        conflict = AnswerConflictOut(detail=text.conflict("already_answered"),
-                                     answer=_answer_out(error.answer, text))
+        conflict = AnswerConflictOut(detail=text.conflict("already_answered"), answer=_answer_out(error.answer, text))
         return JSONResponse(conflict.model_dump(mode="json", exclude_none=True), status_code=409, headers=NO_STORE)
     except AttemptClosedError as error:
         return _error(409, text.conflict("timed_out" if error.timed_out else "closed"))
@@ -260,24 +311,31 @@ def _unit_of(request: Request, attempt_id: str, question_id: str) -> str | None:
 
 
 @router.post(
-    "/attempts/{attempt_id}/finish", name="api_finish", response_model=FinishOut,
-    responses={403: {"model": ErrorOut, "description": "A foreign Origin."},
-               404: {"model": ErrorOut, "description": "No such attempt for this learner."}},
+    "/attempts/{attempt_id}/finish",
+    name="api_finish",
+    response_model=FinishOut,
+    responses={
+        403: {"model": ErrorOut, "description": "A foreign Origin."},
+        404: {"model": ErrorOut, "description": "No such attempt for this learner."},
+    },
 )
 def finish(request: Request, attempt_id: str, _origin: ApiOriginDep, lang: LangQuery = None) -> JSONResponse:
     language = _language(request, lang)
     state = app_state(request)
     try:
         with state.database.write_session() as session:
-            attempt = service.finish_attempt(session, state.quizzes, learner_identity(request).learner_id,
-                                             attempt_id, _now())
+            attempt = service.finish_attempt(
+                session, state.quizzes, learner_identity(request).learner_id, attempt_id, _now()
+            )
     except AttemptNotFoundError:
         return _error(404, _text(request, language).not_found())
     return _json(FinishOut(score_percent=attempt.score_percent or 0, passed=bool(attempt.passed)))
 
 
 @router.get(
-    "/attempts/{attempt_id}", name="api_attempt", response_model=AttemptOut,
+    "/attempts/{attempt_id}",
+    name="api_attempt",
+    response_model=AttemptOut,
     responses={404: {"model": ErrorOut, "description": "No such attempt for this learner."}},
 )
 def get_attempt(request: Request, attempt_id: str, lang: LangQuery = None) -> JSONResponse:
@@ -286,16 +344,21 @@ def get_attempt(request: Request, attempt_id: str, lang: LangQuery = None) -> JS
     text = _text(request, language)
     try:
         with state.database.write_session() as session:
-            attempt = service.get_attempt(session, state.quizzes, learner_identity(request).learner_id, attempt_id,
-                                          _now())
+            attempt = service.get_attempt(
+                session, state.quizzes, learner_identity(request).learner_id, attempt_id, _now()
+            )
     except AttemptNotFoundError:
         return _error(404, text.not_found())
     out = AttemptOut(
-        attempt_id=attempt.id, quiz_id=attempt.quiz.id, state=attempt.state,
-        started_at=attempt.started_at, deadline=attempt.deadline_at, finished_at=attempt.finished_at,
+        attempt_id=attempt.id,
+        quiz_id=attempt.quiz.id,
+        state=attempt.state,
+        started_at=attempt.started_at,
+        deadline=attempt.deadline_at,
+        finished_at=attempt.finished_at,
         questions=_question_out(attempt, language),
         answers=[_answer_out(answer, text) for answer in attempt.answers.values()],
-        score_percent=attempt.score_percent, passed=attempt.passed,
+        score_percent=attempt.score_percent,
+        passed=attempt.passed,
     )
     return _json(out)
-

@@ -40,8 +40,10 @@ class LinkOut(BaseModel):
     id: str
     name: str
     kind: Literal["host", "scale-up", "scale-out"]
-    per_direction_GBps: float = Field(description="One direction, 10^9 bytes/s (per GPU for NVLink, per x16 slot "
-                                                  "for PCIe, per port/NIC for InfiniBand and RoCE).")
+    per_direction_GBps: float = Field(
+        description="One direction, 10^9 bytes/s (per GPU for NVLink, per x16 slot "
+        "for PCIe, per port/NIC for InfiniBand and RoCE)."
+    )
     bidirectional_GBps: float = Field(description="Both directions added, as vendors usually quote it.")
     year: int
     source: str = Field(description="URL of the primary source.")
@@ -88,7 +90,9 @@ _MAX_NODES = max(system.max_nodes for system in SYSTEMS.values())
 _MAX_GPUS_PER_NODE = max(system.gpus_per_node for system in SYSTEMS.values())
 
 _BANDWIDTH_RANGE: dict[str, Any] = {
-    "ge": MIN_BANDWIDTH_OVERRIDE_GBPS, "le": MAX_BANDWIDTH_OVERRIDE_GBPS, "allow_inf_nan": False,
+    "ge": MIN_BANDWIDTH_OVERRIDE_GBPS,
+    "le": MAX_BANDWIDTH_OVERRIDE_GBPS,
+    "allow_inf_nan": False,
 }
 
 
@@ -98,29 +102,41 @@ class SystemQuery(BaseModel):
     which names them in the 422."""
 
     op: str = Field(description="The collective.", json_schema_extra={"enum": list(OPS)})
-    system: str = Field("dgx-h100", description="A system id from /api/v1/systems.",
-                        json_schema_extra={"enum": list(SYSTEMS)})
+    system: str = Field(
+        "dgx-h100", description="A system id from /api/v1/systems.", json_schema_extra={"enum": list(SYSTEMS)}
+    )
     nodes: int = Field(1, ge=1, le=_MAX_NODES, description="Nodes (servers or racks); 1 to the system's max_nodes.")
-    gpus_per_node: int | None = Field(None, ge=1, le=_MAX_GPUS_PER_NODE,
-                                      description="GPUs used per node; default all of the system's.")
-    algorithm: str = Field("auto", description="auto = the fastest the model knows for the system.",
-                           json_schema_extra={"enum": list(ALGORITHMS)})
-    mode: str = Field("calibrated", description="calibrated (realistic) or ideal (alpha-beta at line rate).",
-                      json_schema_extra={"enum": list(MODES)})
-    scale_up_GBps: float | None = Field(None, description="Override: per-GPU per-direction scale-up GB/s.",
-                                        **_BANDWIDTH_RANGE)
-    scale_out_GBps: float | None = Field(None, description="Override: per-GPU per-direction scale-out GB/s.",
-                                         **_BANDWIDTH_RANGE)
-    alpha_us: float | None = Field(None, ge=0, le=MAX_ALPHA_US, allow_inf_nan=False,
-                                   description="Override: per-step latency in microseconds.")
+    gpus_per_node: int | None = Field(
+        None, ge=1, le=_MAX_GPUS_PER_NODE, description="GPUs used per node; default all of the system's."
+    )
+    algorithm: str = Field(
+        "auto",
+        description="auto = the fastest the model knows for the system.",
+        json_schema_extra={"enum": list(ALGORITHMS)},
+    )
+    mode: str = Field(
+        "calibrated",
+        description="calibrated (realistic) or ideal (alpha-beta at line rate).",
+        json_schema_extra={"enum": list(MODES)},
+    )
+    scale_up_GBps: float | None = Field(
+        None, description="Override: per-GPU per-direction scale-up GB/s.", **_BANDWIDTH_RANGE
+    )
+    scale_out_GBps: float | None = Field(
+        None, description="Override: per-GPU per-direction scale-out GB/s.", **_BANDWIDTH_RANGE
+    )
+    alpha_us: float | None = Field(
+        None, ge=0, le=MAX_ALPHA_US, allow_inf_nan=False, description="Override: per-step latency in microseconds."
+    )
 
     def model_arguments(self) -> dict[str, Any]:
         return self.model_dump(exclude={"op"})
 
 
 class CollectiveQuery(SystemQuery):
-    message_bytes: int = Field(ge=MIN_MESSAGE_BYTES, le=MAX_MESSAGE_BYTES,
-                               description="The nccl-tests 'size' in bytes, 1 to 2^40.")
+    message_bytes: int = Field(
+        ge=MIN_MESSAGE_BYTES, le=MAX_MESSAGE_BYTES, description="The nccl-tests 'size' in bytes, 1 to 2^40."
+    )
 
     def model_arguments(self) -> dict[str, Any]:
         return self.model_dump(exclude={"op", "message_bytes"})
@@ -156,7 +172,10 @@ async def systems() -> JSONResponse:
 
 
 @router.get(
-    "/simulate/collective", response_model=CollectiveOut, responses=ERROR_RESPONSES, summary="One collective",
+    "/simulate/collective",
+    response_model=CollectiveOut,
+    responses=ERROR_RESPONSES,
+    summary="One collective",
 )
 async def simulate(request: Request, query: Annotated[CollectiveQuery, Query()]) -> JSONResponse:
     try:
@@ -167,7 +186,9 @@ async def simulate(request: Request, query: Annotated[CollectiveQuery, Query()])
 
 
 @router.get(
-    "/simulate/sweep", response_model=list[CollectiveOut], responses=ERROR_RESPONSES,
+    "/simulate/sweep",
+    response_model=list[CollectiveOut],
+    responses=ERROR_RESPONSES,
     summary="A sweep over powers of two, like all_reduce_perf -b MIN -e MAX -f 2",
 )
 async def simulate_sweep(request: Request, query: Annotated[SweepQuery, Query()]) -> JSONResponse:

@@ -47,13 +47,18 @@ async def diagram(request: Request, lang: str, diagram_id: str) -> Response:
         return str(app.url_path_for(route_name, **params))
 
     rendered = renderer_for(state.templates, state.translations).render(
-        diagram_id, language, request.scope["query_string"], url)
+        diagram_id, language, request.scope["query_string"], url
+    )
     headers = {"vary": VARY}
     if wants_fragment(request):
-        return Response(rendered.body, status_code=rendered.status_code, headers=headers,
-                        media_type="text/html; charset=utf-8")
+        return Response(
+            rendered.body, status_code=rendered.status_code, headers=headers, media_type="text/html; charset=utf-8"
+        )
     return state.templates.render(
-        request, "diagrams/page.html", language,
+        request,
+        "diagrams/page.html",
+        language,
         {"diagram_id": diagram_id, "fragment": rendered.html, "invalid": rendered.status_code != 200},
-        status_code=rendered.status_code, headers=headers,
+        status_code=rendered.status_code,
+        headers=headers,
     )

@@ -16,7 +16,9 @@ router = APIRouter()
 
 
 @router.get(
-    "/healthz", name="healthz", tags=["operations"],
+    "/healthz",
+    name="healthz",
+    tags=["operations"],
     responses={503: {"description": "The database does not answer."}},
 )
 def healthz(state: StateDep) -> JSONResponse:
@@ -40,8 +42,14 @@ async def docs(request: Request, state: StateDep) -> Response:
 
 @router.get("/robots.txt", name="robots", include_in_schema=False)
 async def robots(state: StateDep) -> PlainTextResponse:
-    lines = ["User-agent: *", "Disallow: /api/", "Disallow: /metrics", "",
-             f"Sitemap: {state.settings.base_url}/sitemap.xml", ""]
+    lines = [
+        "User-agent: *",
+        "Disallow: /api/",
+        "Disallow: /metrics",
+        "",
+        f"Sitemap: {state.settings.base_url}/sitemap.xml",
+        "",
+    ]
     return PlainTextResponse("\n".join(lines))
 
 
@@ -53,8 +61,9 @@ async def sitemap(request: Request, state: StateDep) -> Response:
         for name in ("home", "lab")
     ]
     for chapter in state.course.published:
-        paths = {lang: request.app.url_path_for("chapter", lang=lang, slug=chapter.slug)
-                 for lang in SUPPORTED_LANGUAGES}
+        paths = {
+            lang: request.app.url_path_for("chapter", lang=lang, slug=chapter.slug) for lang in SUPPORTED_LANGUAGES
+        }
         last_updated = max(page.updated for page in chapter.pages.values()).isoformat()
         pages.append((paths, last_updated))
     entries = []

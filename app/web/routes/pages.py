@@ -30,12 +30,21 @@ def home(request: Request, lang: LanguageDep, state: StateDep) -> Response:
     progress = service.Progress({}, 0)
     if not identity.minted:
         with state.database.read_session() as session:
-            progress = service.course_progress(session, state.quizzes, learner_id,
-                                               [chapter.slug for chapter in state.course.published])
-    return state.templates.render(request, "home.html", lang, {
-        "progress": progress, "best_scores": progress.best_scores, "quizzes": state.quizzes,
-        "overall_progress": progress.overall_percent,
-    }, headers={"cache-control": "no-store"})
+            progress = service.course_progress(
+                session, state.quizzes, learner_id, [chapter.slug for chapter in state.course.published]
+            )
+    return state.templates.render(
+        request,
+        "home.html",
+        lang,
+        {
+            "progress": progress,
+            "best_scores": progress.best_scores,
+            "quizzes": state.quizzes,
+            "overall_progress": progress.overall_percent,
+        },
+        headers={"cache-control": "no-store"},
+    )
 
 
 @router.get("/{lang}/guides/{slug}", name="chapter", include_in_schema=False)
@@ -45,7 +54,14 @@ async def chapter(request: Request, lang: str, slug: str) -> Response:
     chapter = require_chapter(state, slug)
     previous, following = state.course.neighbours(chapter.slug)
     return state.templates.render_shared(
-        request, "chapter.html", language,
-        {"chapter": chapter, "page": chapter.pages[language], "previous": previous, "following": following,
-         "quiz": state.quizzes.chapter_quiz(chapter.slug)},
+        request,
+        "chapter.html",
+        language,
+        {
+            "chapter": chapter,
+            "page": chapter.pages[language],
+            "previous": previous,
+            "following": following,
+            "quiz": state.quizzes.chapter_quiz(chapter.slug),
+        },
     )

@@ -56,8 +56,13 @@ def _text(state: AppState, language: str) -> QuizText:
 
 
 def _render(
-    request: Request, state: AppState, name: str, language: str, context: Mapping[str, Any],
-    status_code: int = 200, headers: Mapping[str, str] | None = None,
+    request: Request,
+    state: AppState,
+    name: str,
+    language: str,
+    context: Mapping[str, Any],
+    status_code: int = 200,
+    headers: Mapping[str, str] | None = None,
 ) -> Response:
     text = _text(state, language)
     app = request.app
@@ -65,10 +70,15 @@ def _render(
     def chapter_url(slug: str) -> str:
         return _chapter_url(app, language, slug)
 
-    full_context = {"quiz_text": text, "feedback_for": text.feedback, "expected_for": text.expected,
-                    "chapter_url": chapter_url} | dict(context)
-    return state.templates.render(request, name, language, full_context, status_code=status_code,
-                                  headers=NO_STORE | dict(headers or {}))
+    full_context = {
+        "quiz_text": text,
+        "feedback_for": text.feedback,
+        "expected_for": text.expected,
+        "chapter_url": chapter_url,
+    } | dict(context)
+    return state.templates.render(
+        request, name, language, full_context, status_code=status_code, headers=NO_STORE | dict(headers or {})
+    )
 
 
 @lru_cache(maxsize=256)
@@ -77,8 +87,14 @@ def _chapter_url(app: Starlette, language: str, slug: str) -> str:
     return str(app.url_path_for("chapter", lang=language, slug=slug))
 
 
-def _landing(request: Request, lang: str, quiz: Quiz, message: str | None = None,
-             status_code: int = 200, headers: Mapping[str, str] | None = None) -> Response:
+def _landing(
+    request: Request,
+    lang: str,
+    quiz: Quiz,
+    message: str | None = None,
+    status_code: int = 200,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
     state = app_state(request)
     learner_id = learner_identity(request).learner_id
     with state.database.read_session() as session:
@@ -92,9 +108,21 @@ def _landing(request: Request, lang: str, quiz: Quiz, message: str | None = None
     if latest_id is not None:
         with state.database.write_session() as session:
             latest = service.get_attempt(session, state.quizzes, learner_id, latest_id, now())
-    return _render(request, state, "quiz/landing.html", lang, {
-        "quiz": quiz, "latest": latest, "best": best, "exam": exam, "message": message,
-    }, status_code=status_code, headers=headers)
+    return _render(
+        request,
+        state,
+        "quiz/landing.html",
+        lang,
+        {
+            "quiz": quiz,
+            "latest": latest,
+            "best": best,
+            "exam": exam,
+            "message": message,
+        },
+        status_code=status_code,
+        headers=headers,
+    )
 
 
 def _chapter_quiz(state: AppState, slug: str) -> Quiz:
@@ -141,24 +169,28 @@ def _start(request: Request, lang: str, quiz: Quiz) -> Response:
     learner_id = learner_identity(request).learner_id
     try:
         with state.database.write_session() as session:
-            attempt = service.start_attempt(session, state.quizzes, learner_id, lang, quiz.id, client_key(request),
-                                            now(), state.quiz_policy)
+            attempt = service.start_attempt(
+                session, state.quizzes, learner_id, lang, quiz.id, client_key(request), now(), state.quiz_policy
+            )
     except QuizNotFoundError:
         raise HTTPException(status_code=status.HTTP_404_NOT_FOUND) from None
     except RateLimitedError as error:
         message = _text(state, lang).rate_limited(error, quiz.attempts_per_day)
-        return _landing(request, lang, quiz, message, status.HTTP_429_TOO_MANY_REQUESTS,
-                        {"retry-after": str(error.retry_after_s)})
-    return RedirectResponse(request.app.url_path_for("attempt", lang=lang, attempt_id=attempt.id),
-                            status_code=status.HTTP_303_SEE_OTHER, headers=NO_STORE)
+        return _landing(
+            request, lang, quiz, message, status.HTTP_429_TOO_MANY_REQUESTS, {"retry-after": str(error.retry_after_s)}
+        )
+    return RedirectResponse(
+        request.app.url_path_for("attempt", lang=lang, attempt_id=attempt.id),
+        status_code=status.HTTP_303_SEE_OTHER,
+        headers=NO_STORE,
+    )
 
 
 def _load_attempt(request: Request, attempt_id: str) -> AttemptView:
     state = app_state(request)
     try:
         with state.database.write_session() as session:
-            return service.get_attempt(session, state.quizzes, learner_identity(request).learner_id, attempt_id,
-                                       now())
+            return service.get_attempt(session, state.quizzes, learner_identity(request).learner_id, attempt_id, now())
     except AttemptNotFoundError:
         raise HTTPException(status_code=status.HTTP_404_NOT_FOUND) from None
 
@@ -168,26 +200,64 @@ def attempt_page(request: Request, lang: str, attempt_id: str) -> Response:
     language = require_language(lang)
     attempt = _load_attempt(request, attempt_id)
     if not attempt.is_open:
-        return RedirectResponse(request.app.url_path_for("attempt_result", lang=language, attempt_id=attempt.id),
-                                status_code=status.HTTP_303_SEE_OTHER, headers=NO_STORE)
+        return RedirectResponse(
+            request.app.url_path_for("attempt_result", lang=language, attempt_id=attempt.id),
+            status_code=status.HTTP_303_SEE_OTHER,
+            headers=NO_STORE,
+        )
     return _attempt_page(request, language, attempt)
 
 
-def _attempt_page(request: Request, lang: str, attempt: AttemptView, errors: Mapping[str, str] | None = None,
-                  status_code: int = 200, headers: Mapping[str, str] | None = None) -> Response:
-    return _render(request, app_state(request), "quiz/attempt.html", lang, {
-        "attempt": attempt, "quiz": attempt.quiz, "errors": errors or {}, "now": now(),
-    }, status_code=status_code, headers=headers)
+def _attempt_page(
+    request: Request,
+    lang: str,
+    attempt: AttemptView,
+    errors: Mapping[str, str] | None = None,
+    status_code: int = 200,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    return _render(
+        request,
+        app_state(request),
+        "quiz/attempt.html",
+        lang,
+        {
+            "attempt": attempt,
+            "quiz": attempt.quiz,
+            "errors": errors or {},
+            "now": now(),
+        },
+        status_code=status_code,
+        headers=headers,
+    )
 
 
 def _question_fragment(
-    request: Request, lang: str, attempt: AttemptView, drawn: DrawnView, answer: AnswerView | None,
-    error: str | None = None, notice: str | None = None, status_code: int = 200,
+    request: Request,
+    lang: str,
+    attempt: AttemptView,
+    drawn: DrawnView,
+    answer: AnswerView | None,
+    error: str | None = None,
+    notice: str | None = None,
+    status_code: int = 200,
     headers: Mapping[str, str] | None = None,
 ) -> Response:
-    return _render(request, app_state(request), "quiz/_answered.html", lang, {
-        "attempt": attempt, "drawn": drawn, "answer": answer, "error": error, "notice": notice,
-    }, status_code=status_code, headers=headers)
+    return _render(
+        request,
+        app_state(request),
+        "quiz/_answered.html",
+        lang,
+        {
+            "attempt": attempt,
+            "drawn": drawn,
+            "answer": answer,
+            "error": error,
+            "notice": notice,
+        },
+        status_code=status_code,
+        headers=headers,
+    )
 
 
 async def answer_question(request: Request) -> Response:
@@ -215,12 +285,21 @@ async def answer_question(request: Request) -> Response:
     return await run_in_threadpool(_answer_question, request, language, attempt_id, question_id, submission)
 
 
-router.add_route("/{lang}/attempts/{attempt_id}/questions/{question_id}", answer_question, methods=["POST"],
-                 name="attempt_answer", include_in_schema=False)
+router.add_route(
+    "/{lang}/attempts/{attempt_id}/questions/{question_id}",
+    answer_question,
+    methods=["POST"],
+    name="attempt_answer",
+    include_in_schema=False,
+)
 
 
 def _answer_question(
-    request: Request, language: str, attempt_id: str, question_id: str, submission: service.Submission,
+    request: Request,
+    language: str,
+    attempt_id: str,
+    question_id: str,
+    submission: service.Submission,
     wait: bool = True,
 ) -> Response:
     state = app_state(request)
@@ -229,25 +308,49 @@ def _answer_question(
     fragment = wants_fragment(request)
     try:
         with state.database.write_connection(wait) as connection:
-            answered = service.submit_answer(connection, state.quizzes, learner_id, attempt_id, question_id,
-                                             submission, client_key(request), now(), state.quiz_policy)
+            answered = service.submit_answer(
+                connection,
+                state.quizzes,
+                learner_id,
+                attempt_id,
+                question_id,
+                submission,
+                client_key(request),
+                now(),
+                state.quiz_policy,
+            )
     except AttemptNotFoundError:
         raise HTTPException(status_code=status.HTTP_404_NOT_FOUND) from None
     except AlreadyAnsweredError as error:
         if not fragment:
             return _to_question(request, language, attempt_id, question_id)
-        return _question_fragment(request, language, error.attempt, error.answer.drawn, error.answer,
-                                  notice=text.conflict("already_answered"), status_code=status.HTTP_409_CONFLICT)
+        return _question_fragment(
+            request,
+            language,
+            error.attempt,
+            error.answer.drawn,
+            error.answer,
+            notice=text.conflict("already_answered"),
+            status_code=status.HTTP_409_CONFLICT,
+        )
     except AttemptClosedError as error:
         if not fragment:
             return RedirectResponse(
                 request.app.url_path_for("attempt_result", lang=language, attempt_id=attempt_id),
-                status_code=status.HTTP_303_SEE_OTHER, headers=NO_STORE)
+                status_code=status.HTTP_303_SEE_OTHER,
+                headers=NO_STORE,
+            )
         drawn = error.attempt.question(question_id)
         assert drawn is not None  # the service checked the question belongs to the attempt
-        return _question_fragment(request, language, error.attempt, drawn, None,
-                                  error=text.conflict("timed_out" if error.timed_out else "closed"),
-                                  status_code=status.HTTP_409_CONFLICT)
+        return _question_fragment(
+            request,
+            language,
+            error.attempt,
+            drawn,
+            None,
+            error=text.conflict("timed_out" if error.timed_out else "closed"),
+            status_code=status.HTTP_409_CONFLICT,
+        )
     except (InvalidSubmissionError, RateLimitedError) as error:
         # A read, not _load_attempt: this may run on the event loop, where nothing may wait for a write lock.
         try:
@@ -265,8 +368,16 @@ def _answer_question(
             message = text.submission_error(error.code, drawn.unit)
             code, headers = status.HTTP_422_UNPROCESSABLE_CONTENT, {}
         if fragment:
-            return _question_fragment(request, language, attempt, drawn, attempt.answers.get(question_id),
-                                      error=message, status_code=code, headers=headers)
+            return _question_fragment(
+                request,
+                language,
+                attempt,
+                drawn,
+                attempt.answers.get(question_id),
+                error=message,
+                status_code=code,
+                headers=headers,
+            )
         return _attempt_page(request, language, attempt, {question_id: message}, code, headers)
     if not fragment:
         return _to_question(request, language, attempt_id, question_id)
@@ -275,8 +386,7 @@ def _answer_question(
 
 def _to_question(request: Request, lang: str, attempt_id: str, question_id: str) -> Response:
     url = request.app.url_path_for("attempt", lang=lang, attempt_id=attempt_id)
-    return RedirectResponse(f"{url}#question-{question_id}", status_code=status.HTTP_303_SEE_OTHER,
-                            headers=NO_STORE)
+    return RedirectResponse(f"{url}#question-{question_id}", status_code=status.HTTP_303_SEE_OTHER, headers=NO_STORE)
 
 
 @router.post("/{lang}/attempts/{attempt_id}/finish", name="attempt_finish")
@@ -288,8 +398,11 @@ def finish(request: Request, lang: str, attempt_id: str, _csrf: CsrfDep) -> Resp
             service.finish_attempt(session, state.quizzes, learner_identity(request).learner_id, attempt_id, now())
     except AttemptNotFoundError:
         raise HTTPException(status_code=status.HTTP_404_NOT_FOUND) from None
-    return RedirectResponse(request.app.url_path_for("attempt_result", lang=language, attempt_id=attempt_id),
-                            status_code=status.HTTP_303_SEE_OTHER, headers=NO_STORE)
+    return RedirectResponse(
+        request.app.url_path_for("attempt_result", lang=language, attempt_id=attempt_id),
+        status_code=status.HTTP_303_SEE_OTHER,
+        headers=NO_STORE,
+    )
 
 
 @router.get("/{lang}/attempts/{attempt_id}/result", name="attempt_result")
@@ -297,10 +410,14 @@ def result(request: Request, lang: str, attempt_id: str) -> Response:
     language = require_language(lang)
     attempt = _load_attempt(request, attempt_id)
     if attempt.is_open:
-        return RedirectResponse(request.app.url_path_for("attempt", lang=language, attempt_id=attempt.id),
-                                status_code=status.HTTP_303_SEE_OTHER, headers=NO_STORE)
-    return _render(request, app_state(request), "quiz/result.html", language,
-                   {"attempt": attempt, "quiz": attempt.quiz})
+        return RedirectResponse(
+            request.app.url_path_for("attempt", lang=language, attempt_id=attempt.id),
+            status_code=status.HTTP_303_SEE_OTHER,
+            headers=NO_STORE,
+        )
+    return _render(
+        request, app_state(request), "quiz/result.html", language, {"attempt": attempt, "quiz": attempt.quiz}
+    )
 
 
 @router.get("/{lang}/attempts/{attempt_id}/review", name="attempt_review")
@@ -308,7 +425,11 @@ def review(request: Request, lang: str, attempt_id: str) -> Response:
     language = require_language(lang)
     attempt = _load_attempt(request, attempt_id)
     if attempt.is_open:  # the review shows every right answer: only once the attempt is over
-        return RedirectResponse(request.app.url_path_for("attempt", lang=language, attempt_id=attempt.id),
-                                status_code=status.HTTP_303_SEE_OTHER, headers=NO_STORE)
-    return _render(request, app_state(request), "quiz/review.html", language,
-                   {"attempt": attempt, "quiz": attempt.quiz})
+        return RedirectResponse(
+            request.app.url_path_for("attempt", lang=language, attempt_id=attempt.id),
+            status_code=status.HTTP_303_SEE_OTHER,
+            headers=NO_STORE,
+        )
+    return _render(
+        request, app_state(request), "quiz/review.html", language, {"attempt": attempt, "quiz": attempt.quiz}
+    )

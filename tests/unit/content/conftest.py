@@ -70,7 +70,5 @@ def content_dir(tmp_path: Path) -> Path:
     for slug in ("alpha", "beta"):
         (root / "guides" / slug).mkdir()
         for language in ("en", "ko"):
-            (root / "guides" / slug / f"{language}.md").write_text(
-                PAGE.format(title=f"{slug} {language}"), "utf-8"
-            )
+            (root / "guides" / slug / f"{language}.md").write_text(PAGE.format(title=f"{slug} {language}"), "utf-8")
     return root

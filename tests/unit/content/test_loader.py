@@ -50,7 +50,8 @@ def test_page_is_rendered_once_with_toc_figures_callouts_and_sources(content_dir
     page = load(content_dir).chapters[0].pages["en"]
     html = "".join(part.html for part in page.body)
     assert [(entry.level, entry.anchor, entry.text) for entry in page.toc] == [
-        (2, "overview", "Overview"), (3, "details", "Details"),
+        (2, "overview", "Overview"),
+        (3, "details", "Details"),
     ]
     assert "carries 450 GB/s per direction" in html
     assert '<aside class="callout callout-note">' in html
@@ -98,15 +99,22 @@ def test_figures_are_formatted_per_language(content_dir: Path) -> None:
         ("title: Source A", "title: Source A\n    colour: red", "colour", "Extra inputs are not permitted"),
         ("::: note Careful", "::: sidebar Careful", "::: sidebar", "unknown directive '::: sidebar'"),
         ("::: diagram link-compare", "::: diagram link-compar", "::: diagram", "unknown diagram 'link-compar'"),
-        ("{{link:nvlink4:per_direction_GBps}}", "{{link:nvlink9:per_direction_GBps}}", "nvlink9",
-         "unknown link 'nvlink9'"),
-        ("{{link:nvlink4:per_direction_GBps}}", "{{nvlink4 speed}}", "nvlink4 speed",
-         "malformed figure placeholder"),
+        (
+            "{{link:nvlink4:per_direction_GBps}}",
+            "{{link:nvlink9:per_direction_GBps}}",
+            "nvlink9",
+            "unknown link 'nvlink9'",
+        ),
+        ("{{link:nvlink4:per_direction_GBps}}", "{{nvlink4 speed}}", "nvlink4 speed", "malformed figure placeholder"),
         ("[^src-a]", "[^src-b]", "[^src-b]", "citation [^src-b] names no source"),
         ("{#details}\n", "", "### Details", "heading 'Details' needs an id"),
         ("{#details}", "{#Details_1}", "Details_1", "must be lowercase kebab-case"),
-        ("Units matter.", "Units matter.\n\n```fortran77x\nx\n```", "fortran77x",
-         "unknown code block language 'fortran77x'"),
+        (
+            "Units matter.",
+            "Units matter.\n\n```fortran77x\nx\n```",
+            "fortran77x",
+            "unknown code block language 'fortran77x'",
+        ),
     ],
 )
 def test_bad_content_is_reported_with_file_and_line(
@@ -172,8 +180,11 @@ def test_every_problem_is_reported_not_only_the_first(content_dir: Path) -> None
 
 def test_uncited_source_points_at_its_line(content_dir: Path) -> None:
     path = content_dir / "guides" / "alpha" / "en.md"
-    edit(path, "url: https://example.com/a", "url: https://example.com/a\n  - id: src-b\n    title: B\n"
-                                             "    url: https://example.com/b")
+    edit(
+        path,
+        "url: https://example.com/a",
+        "url: https://example.com/a\n  - id: src-b\n    title: B\n    url: https://example.com/b",
+    )
     expected = f"guides/alpha/en.md:{line_number(path, 'id: src-b')}: source 'src-b' is never cited"
     assert any(problem.startswith(expected) for problem in problems_of(content_dir))
 
@@ -200,9 +211,7 @@ def test_duplicate_slug_in_course_yaml(content_dir: Path) -> None:
 def test_front_matter_must_be_present_and_closed(content_dir: Path) -> None:
     path = content_dir / "guides" / "alpha" / "en.md"
     path.write_text("# No front matter\n", "utf-8")
-    assert "guides/alpha/en.md:1: the file must start with front matter between '---' lines" in problems_of(
-        content_dir
-    )
+    assert "guides/alpha/en.md:1: the file must start with front matter between '---' lines" in problems_of(content_dir)
     path.write_text("---\ntitle: x\n", "utf-8")
     assert "guides/alpha/en.md:1: the front matter is not closed by a '---' line" in problems_of(content_dir)
 

@@ -67,15 +67,21 @@ def csrf_token(client: TestClient, path: str = "/en/guides/nvlink/quiz") -> str:
 def right_answer(drawn: DrawnView) -> dict[str, Any]:
     """An API answer body that is right for this drawn question."""
     if drawn.type == "numeric":
-        return {"question_id": drawn.id, "value": expected_in_unit(drawn.question, drawn.parameters),
-                "unit": drawn.unit}
+        return {
+            "question_id": drawn.id,
+            "value": expected_in_unit(drawn.question, drawn.parameters),
+            "unit": drawn.unit,
+        }
     return {"question_id": drawn.id, "tokens": [s.token for s in drawn.options if s.option.correct]}
 
 
 def wrong_answer(drawn: DrawnView) -> dict[str, Any]:
     if drawn.type == "numeric":
-        return {"question_id": drawn.id, "value": 3 * expected_in_unit(drawn.question, drawn.parameters),
-                "unit": drawn.unit}
+        return {
+            "question_id": drawn.id,
+            "value": 3 * expected_in_unit(drawn.question, drawn.parameters),
+            "unit": drawn.unit,
+        }
     return {"question_id": drawn.id, "tokens": [next(s.token for s in drawn.options if not s.option.correct)]}
 
 

@@ -90,8 +90,11 @@ def line_of(path: Path, needle: str) -> int:
 
 def test_two_correct_options_in_a_single_question(content: Path) -> None:
     quiz = content / "guides/nvlink/quiz.yaml"
-    edit(quiz, '      - text: {en: "900 GB/s", ko: "900 GB/s"}\n', '      - text: {en: "900 GB/s", ko: "900 GB/s"}\n'
-                                                                  "        correct: true\n")
+    edit(
+        quiz,
+        '      - text: {en: "900 GB/s", ko: "900 GB/s"}\n',
+        '      - text: {en: "900 GB/s", ko: "900 GB/s"}\n        correct: true\n',
+    )
     found = problems(content)
     assert len(found) == 1
     assert found[0].startswith("guides/nvlink/quiz.yaml:")
@@ -132,8 +135,10 @@ def test_a_placeholder_must_be_a_parameter_in_both_languages(content: Path) -> N
 
 def test_an_exam_needs_twice_the_questions_it_draws(content: Path) -> None:
     edit(content / "exam.yaml", "draw: 10", "draw: 13")
-    assert problems(content) == [f"exam.yaml:{line_of(content / 'exam.yaml', 'draw: 13')}: the exam draws 13 "
-                                 "questions, so the bank needs at least 26 (it has 24)"]
+    assert problems(content) == [
+        f"exam.yaml:{line_of(content / 'exam.yaml', 'draw: 13')}: the exam draws 13 "
+        "questions, so the bank needs at least 26 (it has 24)"
+    ]
 
 
 def test_a_unit_must_measure_what_the_model_computes(content: Path) -> None:
@@ -144,3 +149,40 @@ def test_a_unit_must_measure_what_the_model_computes(content: Path) -> None:
     found = problems(content)
     assert len(found) == 1
     assert "'transfer_time' computes a time; 'GB/s' does not measure it" in found[0]
+
+
+def test_a_range_parameter_draws_multiples_of_its_step_across_the_range() -> None:
+    import random
+
+    from app.quiz.bank import ParameterRange, draw_parameter
+
+    sizes = ParameterRange(64 * 2**20, 16 * 2**30, 64 * 2**20)
+    assert sizes.variants == 256
+    assert sizes.probes() == (64 * 2**20, 1024 * 2**20, 16 * 2**30)
+    rng = random.Random(7)
+    drawn = [int(draw_parameter(sizes, rng)) for _ in range(2000)]
+    assert all(isinstance(value, int) and value % (64 * 2**20) == 0 for value in drawn)
+    assert min(drawn) < 2 * 64 * 2**20
+    assert max(drawn) > 15 * 2**30
+    # uniform over the 256 multiples: no value is common, so a harvested one rarely recurs
+    assert max(Counter(drawn).values()) < 25
+    assert len(set(drawn)) > 240
+
+
+def test_a_range_is_validated_at_its_ends_and_middle(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT_DIR, content)
+    quiz_path = content / "guides" / "nvlink" / "quiz.yaml"
+    text = quiz_path.read_text("utf-8")
+    needle = "message_bytes: ["
+    assert needle in text
+    start = text.index(needle)
+    end = text.index("]", start) + 1
+    quiz_path.write_text(text[:start] + "message_bytes: {min: 1, max: 4398046511104, step: 1}" + text[end:], "utf-8")
+    with pytest.raises(ContentError) as raised:
+        load_quizzes(content, load_course(content))
+    assert "quiz.yaml" in str(raised.value)
+    assert "the simulator refuses" in str(raised.value)
+    quiz_path.write_text(text[:start] + "message_bytes: {min: 100, max: 10, step: 1}" + text[end:], "utf-8")
+    with pytest.raises(ContentError, match="max must not be below min"):
+        load_quizzes(content, load_course(content))

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from app.quiz.bank import Question
-from app.quiz.compute import Computed
 from app.quiz.grading import SubmissionError, diagnose, grade_choice, grade_numeric
 from app.quiz.units import parse_quantity
+from app.simulator.models import Computed
 from tests.unit.quiz.helpers import real_catalog
 
 
@@ -45,8 +45,14 @@ def test_numeric_slips_are_told_apart_from_arithmetic(typed: str, correct: bool,
 
 def test_busbw_for_algbw_is_its_own_slip() -> None:
     ring = question("ring-allreduce-time")
-    drawn: dict[str, str | int] = {"op": "all_reduce", "algorithm": "ring", "mode": "ideal", "gpus_per_node": 8,
-             "message_bytes": 2**30, "system": "dgx-h100"}
+    drawn: dict[str, str | int] = {
+        "op": "all_reduce",
+        "algorithm": "ring",
+        "mode": "ideal",
+        "gpus_per_node": 8,
+        "message_bytes": 2**30,
+        "system": "dgx-h100",
+    }
     computed = ring.compute(drawn)
     assert computed.value == pytest.approx(4.1757e-3, rel=1e-3)
     size_over_busbw_ms = 2**30 / 450e9 * 1e3

@@ -18,7 +18,10 @@ def test_every_key_is_counted_in_its_own_window(database: Database) -> None:
             decisions.append(hit_all(session, [("learner", per_learner), ("client", per_client)], NOW))
             session.commit()
     assert [[d.allowed for d in pair] for pair in decisions] == [
-        [True, True], [True, True], [False, True], [False, False],
+        [True, True],
+        [True, True],
+        [False, True],
+        [False, False],
     ]
     # Refused in the 60 s window that started at 12:00:00, at 12:00:30: 30 s left; the hour has 59.5 min left.
     assert decisions[3][0].retry_after_s == 30

@@ -30,8 +30,9 @@ T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 POLICY = QuizPolicy()
 
 
-def start(database: Database, quiz_id: str = "nvlink", learner: str = LEARNER, at: datetime = T0,
-          policy: QuizPolicy = POLICY) -> AttemptView:
+def start(
+    database: Database, quiz_id: str = "nvlink", learner: str = LEARNER, at: datetime = T0, policy: QuizPolicy = POLICY
+) -> AttemptView:
     with database.write_session() as session:
         return service.start_attempt(session, real_catalog(), learner, "en", quiz_id, "127.0.0.1", at, policy)
 
@@ -42,12 +43,14 @@ def submission(body: dict[str, object]) -> service.Submission:
     return NumericSubmission(body["value"], body["unit"])  # type: ignore[arg-type]
 
 
-def answer(database: Database, attempt_id: str, drawn: DrawnView, right: bool = True, learner: str = LEARNER,
-           at: datetime = T0) -> service.Answered:
+def answer(
+    database: Database, attempt_id: str, drawn: DrawnView, right: bool = True, learner: str = LEARNER, at: datetime = T0
+) -> service.Answered:
     body = right_answer(drawn) if right else wrong_answer(drawn)
     with database.write_connection() as connection:
-        return service.submit_answer(connection, real_catalog(), learner, attempt_id, drawn.id, submission(body),
-                                     "127.0.0.1", at, POLICY)
+        return service.submit_answer(
+            connection, real_catalog(), learner, attempt_id, drawn.id, submission(body), "127.0.0.1", at, POLICY
+        )
 
 
 def finish(database: Database, attempt_id: str, at: datetime = T0) -> AttemptView:

@@ -36,22 +36,33 @@ def make_machine(database: Database) -> type[RuleBasedStateMachine]:
             self.learner = secrets.token_hex(16)
             self.now = T0
             with database.write_session() as session:
-                self.attempt = service.start_attempt(session, catalog, self.learner, "en", "exam", "test",
-                                                     self.now, GENEROUS)
+                self.attempt = service.start_attempt(
+                    session, catalog, self.learner, "en", "exam", "test", self.now, GENEROUS
+                )
             self.locked: dict[str, tuple[bool, tuple[int, ...], str | None]] = {}
             self.final: tuple[str, datetime | None, int | None] | None = None
 
         def submit(self, index: int, body: dict[str, object]) -> None:
             drawn = self.attempt.questions[index % len(self.attempt.questions)]
             submission: service.Submission = (
-                ChoiceSubmission(tuple(body["tokens"])) if "tokens" in body  # type: ignore[arg-type]
+                ChoiceSubmission(tuple(body["tokens"]))  # type: ignore[arg-type]
+                if "tokens" in body
                 else NumericSubmission(body["value"], body["unit"])  # type: ignore[arg-type]
             )
             deadline = self.attempt.deadline_at
             try:
                 with database.write_connection() as connection:
-                    answered = service.submit_answer(connection, catalog, self.learner, self.attempt.id, drawn.id,
-                                                     submission, "test", self.now, GENEROUS)
+                    answered = service.submit_answer(
+                        connection,
+                        catalog,
+                        self.learner,
+                        self.attempt.id,
+                        drawn.id,
+                        submission,
+                        "test",
+                        self.now,
+                        GENEROUS,
+                    )
             except AlreadyAnsweredError as error:
                 assert drawn.id in self.locked
                 stored = self.locked[drawn.id]
@@ -83,12 +94,14 @@ def make_machine(database: Database) -> type[RuleBasedStateMachine]:
         @rule(index=st.integers(0, 9))
         def malformed(self, index: int) -> None:
             drawn = self.attempt.questions[index % len(self.attempt.questions)]
-            bad: service.Submission = NumericSubmission("lots") if drawn.type == "numeric" else ChoiceSubmission(
-                ("forged",))
+            bad: service.Submission = (
+                NumericSubmission("lots") if drawn.type == "numeric" else ChoiceSubmission(("forged",))
+            )
             try:
                 with database.write_connection() as connection:
-                    service.submit_answer(connection, catalog, self.learner, self.attempt.id, drawn.id, bad, "test",
-                                          self.now, GENEROUS)
+                    service.submit_answer(
+                        connection, catalog, self.learner, self.attempt.id, drawn.id, bad, "test", self.now, GENEROUS
+                    )
             except (InvalidSubmissionError, AlreadyAnsweredError, AttemptClosedError) as error:
                 if isinstance(error, AttemptClosedError) and self.final is None:
                     self.final = ("expired", error.attempt.finished_at, error.attempt.score_percent)
@@ -135,6 +148,7 @@ def make_machine(database: Database) -> type[RuleBasedStateMachine]:
 def test_attempt_state_machine(database: Database) -> None:
     run_state_machine_as_test(
         make_machine(database),
-        settings=settings(max_examples=30, stateful_step_count=25, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow]),
+        settings=settings(
+            max_examples=30, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+        ),
     )

@@ -23,8 +23,15 @@ QUESTIONS = [{"id": "q1", "params": {"gpus": 8}, "options": [[2, "tok-a"], [0, "
 
 def _attempt(database: Database, **overrides: object) -> None:
     values: dict[str, object] = {
-        "id": "attempt-1", "learner_id": "l" * 32, "quiz_id": "nvlink", "state": "created", "seed": 7,
-        "questions": QUESTIONS, "question_count": 1, "started_at": MOMENT, "deadline_at": None,
+        "id": "attempt-1",
+        "learner_id": "l" * 32,
+        "quiz_id": "nvlink",
+        "state": "created",
+        "seed": 7,
+        "questions": QUESTIONS,
+        "question_count": 1,
+        "started_at": MOMENT,
+        "deadline_at": None,
     } | overrides
     with database.write_session() as session:
         session.add(Learner(id="l" * 32, preferred_language="en"))
@@ -33,14 +40,26 @@ def _attempt(database: Database, **overrides: object) -> None:
 
 
 def test_an_attempt_the_orm_wrote_reads_back_with_its_types(database: Database) -> None:
-    _attempt(database, state="finished", deadline_at=MOMENT + timedelta(minutes=30),
-             finished_at=MOMENT + timedelta(minutes=5), correct_count=1, score_percent=100, passed=True)
+    _attempt(
+        database,
+        state="finished",
+        deadline_at=MOMENT + timedelta(minutes=30),
+        finished_at=MOMENT + timedelta(minutes=5),
+        correct_count=1,
+        score_percent=100,
+        passed=True,
+    )
     with database.write_connection() as connection:
         row = store.load_attempt(connection, "attempt-1", lock=True)
         assert store.load_attempt(connection, "no-such-attempt", lock=False) is None
     assert row is not None
     assert (row.id, row.learner_id, row.quiz_id, row.state, row.question_count) == (
-        "attempt-1", "l" * 32, "nvlink", "finished", 1)
+        "attempt-1",
+        "l" * 32,
+        "nvlink",
+        "finished",
+        1,
+    )
     assert row.started_at == MOMENT
     assert row.started_at.tzinfo is not None
     assert row.deadline_at == MOMENT + timedelta(minutes=30)
@@ -56,7 +75,12 @@ def test_unset_columns_read_back_as_none(database: Database) -> None:
         row = store.load_attempt(connection, "attempt-1", lock=False)
     assert row is not None
     assert (row.deadline_at, row.finished_at, row.correct_count, row.score_percent, row.passed) == (
-        None, None, None, None, None)
+        None,
+        None,
+        None,
+        None,
+        None,
+    )
 
 
 def test_an_answer_it_writes_reads_back_through_the_orm_and_itself(database: Database) -> None:
@@ -92,8 +116,7 @@ def test_an_answer_it_writes_reads_back_through_the_orm_and_itself(database: Dat
 def test_nothing_is_kept_unless_the_caller_commits(database: Database) -> None:
     _attempt(database)
     with database.write_connection() as connection:
-        store.insert_answer(connection, store.NewAnswer("attempt-1", "q1", [0], None, None, True, None, None,
-                                                        MOMENT))
+        store.insert_answer(connection, store.NewAnswer("attempt-1", "q1", [0], None, None, True, None, None, MOMENT))
     with database.write_connection() as connection:
         assert store.answers(connection, "attempt-1") == []
 

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.quiz.units import Dimension, QuantityError, parse_quantity, quantity_from_parts
+from app.quiz.units import QuantityError, parse_quantity, quantity_from_parts
+from app.simulator.models import Dimension
 
 
 @pytest.mark.parametrize(
@@ -37,8 +38,16 @@ def test_a_bare_number_takes_the_default_unit() -> None:
 
 @pytest.mark.parametrize(
     ("text", "code"),
-    [("", "not_a_number"), ("fast", "not_a_number"), ("3.9 parsecs", "unknown_unit"), ("nan ms", "not_a_number"),
-     ("1e999 ms", "not_a_number"), ("3.9", "missing_unit"), ("9" * 80, "too_long"), ("3.9 GB", "unknown_unit")],
+    [
+        ("", "not_a_number"),
+        ("fast", "not_a_number"),
+        ("3.9 parsecs", "unknown_unit"),
+        ("nan ms", "not_a_number"),
+        ("1e999 ms", "not_a_number"),
+        ("3.9", "missing_unit"),
+        ("9" * 80, "too_long"),
+        ("3.9 GB", "unknown_unit"),
+    ],
 )
 def test_malformed_quantities_are_refused_with_a_reason(text: str, code: str) -> None:
     with pytest.raises(QuantityError) as raised:

@@ -1,18 +1,29 @@
-"""Answers to numeric questions, computed by the simulator, so the grader and the diagrams share one model.
+"""Named models over the simulator: one figure from a few parameters, for quiz answers and chapter figures.
 
-A question names a model and its parameters; each parameter is fixed or drawn per attempt from a list. The
-value returned is in base units (seconds, or bytes per second); `units` converts it to the question's unit.
+A quiz question or a chapter's `{{calc:...}}` placeholder names a model and its parameters. The value returned
+is in base units (seconds, bytes per second, or a plain ratio), so the grader, the chapters and the diagrams
+share one model and cannot disagree.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 
-from app import simulator
-from app.quiz.units import Dimension
+from app.simulator.collectives import CollectiveResult, simulate_collective, transfer_time_s
+from app.simulator.errors import SimulationError
+from app.simulator.links import LINKS, Link
+from app.simulator.systems import SYSTEMS, System
+from app.simulator.training import training_step
 
 ParameterValue = str | int
+
+
+class Dimension(StrEnum):
+    TIME = "time"  # seconds
+    RATE = "rate"  # bytes per second
+    RATIO = "ratio"  # a fraction of 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +34,7 @@ class Computed:
     ranks: int | None = None  # ranks of a collective: its busbw/algbw factor is a likely slip
     links_per_gpu: int | None = None  # of the link involved: per link versus per GPU is a likely slip
     op: str | None = None
+    ratio: float | None = None  # a training step's communication fraction, where the model computes one
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +48,7 @@ class Model:
 def _int(parameters: Mapping[str, ParameterValue], name: str) -> int:
     value = parameters[name]
     if not isinstance(value, int) or isinstance(value, bool):
-        raise simulator.SimulationError(name, f"{name} must be a whole number", code="invalid_type", allowed="int")
+        raise SimulationError(name, f"{name} must be a whole number", code="invalid_type", allowed="int")
     return value
 
 
@@ -44,34 +56,32 @@ def _str(parameters: Mapping[str, ParameterValue], name: str) -> str:
     return str(parameters[name])
 
 
-def _link(parameters: Mapping[str, ParameterValue]) -> simulator.Link:
+def _link(parameters: Mapping[str, ParameterValue]) -> Link:
     link_id = _str(parameters, "link")
-    link = simulator.LINKS.get(link_id)
+    link = LINKS.get(link_id)
     if link is None:
-        raise simulator.SimulationError(
-            "link", f"unknown link '{link_id}'", code="unknown_value", allowed=", ".join(simulator.LINKS)
-        )
+        raise SimulationError("link", f"unknown link '{link_id}'", code="unknown_value", allowed=", ".join(LINKS))
     return link
 
 
-def _system(parameters: Mapping[str, ParameterValue]) -> simulator.System:
+def _system(parameters: Mapping[str, ParameterValue]) -> System:
     system_id = _str(parameters, "system")
-    system = simulator.SYSTEMS.get(system_id)
+    system = SYSTEMS.get(system_id)
     if system is None:
-        raise simulator.SimulationError(
-            "system", f"unknown system '{system_id}'", code="unknown_value", allowed=", ".join(simulator.SYSTEMS)
+        raise SimulationError(
+            "system", f"unknown system '{system_id}'", code="unknown_value", allowed=", ".join(SYSTEMS)
         )
     return system
 
 
 def _transfer_time(parameters: Mapping[str, ParameterValue]) -> Computed:
     link = _link(parameters)
-    seconds = simulator.transfer_time_s(_int(parameters, "message_bytes"), link.per_direction_GBps)
+    seconds = transfer_time_s(_int(parameters, "message_bytes"), link.per_direction_GBps)
     return Computed(seconds, links_per_gpu=link.links_per_gpu)
 
 
-def _collective(parameters: Mapping[str, ParameterValue]) -> simulator.CollectiveResult:
-    return simulator.simulate_collective(
+def _collective(parameters: Mapping[str, ParameterValue]) -> CollectiveResult:
+    return simulate_collective(
         op=_str(parameters, "op"),
         message_bytes=_int(parameters, "message_bytes"),
         system=_str(parameters, "system"),
@@ -104,12 +114,14 @@ def _link_bandwidth(parameters: Mapping[str, ParameterValue]) -> Computed:
     link = _link(parameters)
     field = _str(parameters, "field") if "field" in parameters else "per_direction"
     if field not in _LINK_FIELDS:
-        raise simulator.SimulationError("field", f"unknown field '{field}'", code="unknown_value",
-                                        allowed=", ".join(_LINK_FIELDS))
+        raise SimulationError(
+            "field", f"unknown field '{field}'", code="unknown_value", allowed=", ".join(_LINK_FIELDS)
+        )
     value = getattr(link, f"{field}_GBps")
     if value is None:
-        raise simulator.SimulationError("field", f"link '{link.id}' has no {field} figure", code="unsupported",
-                                        allowed=", ".join(_LINK_FIELDS[:2]))
+        raise SimulationError(
+            "field", f"link '{link.id}' has no {field} figure", code="unsupported", allowed=", ".join(_LINK_FIELDS[:2])
+        )
     return Computed(float(value) * 1e9, links_per_gpu=link.links_per_gpu)
 
 
@@ -119,14 +131,46 @@ def _system_bandwidth(parameters: Mapping[str, ParameterValue]) -> Computed:
     fabric = _str(parameters, "fabric") if "fabric" in parameters else "scale_up"
     per = _str(parameters, "per") if "per" in parameters else "gpu"
     if fabric not in ("scale_up", "scale_out") or per not in ("gpu", "node"):
-        raise simulator.SimulationError("fabric", "fabric must be scale_up or scale_out, per gpu or node",
-                                        code="unknown_value", allowed="scale_up, scale_out; gpu, node")
+        raise SimulationError(
+            "fabric",
+            "fabric must be scale_up or scale_out, per gpu or node",
+            code="unknown_value",
+            allowed="scale_up, scale_out; gpu, node",
+        )
     per_gpu_GBps = system.scale_up_GBps if fabric == "scale_up" else system.scale_out_GBps
     factor = system.gpus_per_node if per == "node" else 1
-    link = simulator.LINKS[system.scale_up if fabric == "scale_up" else system.scale_out]
+    link = LINKS[system.scale_up if fabric == "scale_up" else system.scale_out]
     return Computed(per_gpu_GBps * factor * 1e9, links_per_gpu=link.links_per_gpu)
 
 
+def _training(parameters: Mapping[str, ParameterValue]) -> Computed:
+    step = training_step(
+        parameters=_int(parameters, "parameters"),
+        system=_str(parameters, "system"),
+        nodes=_int(parameters, "nodes"),
+        compute_time_s=_int(parameters, "compute_time_ms") / 1000 if "compute_time_ms" in parameters else 1.0,
+        bytes_per_gradient=_int(parameters, "bytes_per_gradient") if "bytes_per_gradient" in parameters else 2,
+        mode=_str(parameters, "mode") if "mode" in parameters else "calibrated",
+        algorithm=_str(parameters, "algorithm") if "algorithm" in parameters else "auto",
+        gpus_per_node=_int(parameters, "gpus_per_node") if "gpus_per_node" in parameters else None,
+    )
+    return Computed(
+        step.allreduce_time_s, ranks=step.result.ranks, op=step.result.op, ratio=step.communication_fraction
+    )
+
+
+def _training_allreduce_time(parameters: Mapping[str, ParameterValue]) -> Computed:
+    return _training(parameters)
+
+
+def _training_comm_fraction(parameters: Mapping[str, ParameterValue]) -> Computed:
+    step = _training(parameters)
+    assert step.ratio is not None
+    return Computed(step.ratio, ranks=step.ranks, op=step.op)
+
+
+_TRAINING_REQUIRED = frozenset({"parameters", "system", "nodes"})
+_TRAINING_OPTIONAL = frozenset({"compute_time_ms", "bytes_per_gradient", "mode", "algorithm", "gpus_per_node"})
 _COLLECTIVE_OPTIONAL = frozenset({"nodes", "gpus_per_node", "algorithm", "mode"})
 _COLLECTIVE_REQUIRED = frozenset({"op", "message_bytes", "system"})
 
@@ -136,8 +180,14 @@ MODELS: Mapping[str, Model] = {
     "collective_busbw": Model(Dimension.RATE, _COLLECTIVE_REQUIRED, _COLLECTIVE_OPTIONAL, _collective_busbw),
     "collective_algbw": Model(Dimension.RATE, _COLLECTIVE_REQUIRED, _COLLECTIVE_OPTIONAL, _collective_algbw),
     "link_bandwidth": Model(Dimension.RATE, frozenset({"link"}), frozenset({"field"}), _link_bandwidth),
-    "system_bandwidth": Model(Dimension.RATE, frozenset({"system"}), frozenset({"fabric", "per"}),
-                              _system_bandwidth),
+    "system_bandwidth": Model(Dimension.RATE, frozenset({"system"}), frozenset({"fabric", "per"}), _system_bandwidth),
+    "training_allreduce_time": Model(Dimension.TIME, _TRAINING_REQUIRED, _TRAINING_OPTIONAL, _training_allreduce_time),
+    "training_comm_fraction": Model(
+        Dimension.RATIO,
+        _TRAINING_REQUIRED | {"compute_time_ms"},
+        _TRAINING_OPTIONAL - {"compute_time_ms"},
+        _training_comm_fraction,
+    ),
 }
 
 
