@@ -1,0 +1,203 @@
+"""Signatures over credentials: the W3C `eddsa-jcs-2022` Data Integrity cryptosuite and compact JWS (EdDSA).
+
+Pure functions over JSON values and Ed25519 keys (the `cryptography` package); nothing here knows the database.
+
+eddsa-jcs-2022 (W3C "Data Integrity EdDSA Cryptosuites v1.0", §3.3): the proof options (the proof without its
+`proofValue`, carrying the document's `@context`) and the document without its proof are each canonicalised
+with RFC 8785 (JCS) and hashed with SHA-256; the Ed25519 signature is over proofHash || documentHash, and the
+proofValue is that signature in multibase base58btc. JCS rather than RDF canonicalisation means no JSON-LD
+context is ever fetched to verify: the bytes decide, which is what lets `openssl` and a dozen lines of Python
+check a certificate too.
+
+The JWS is RFC 7515 compact serialisation: base64url(header) "." base64url(payload) "." base64url(signature),
+the signature over the ASCII of the first two parts.
+
+Verifiers take a `KeyResolver`: a verification-method id (or JWS `kid`) -> public key, or None when the id is
+not a key of this issuer. An unknown key makes a credential invalid; it is never an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import rfc8785
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from app.certificates.encoding import EncodingError, b64url_decode, b64url_encode, multibase_base58, multibase_decode
+
+CRYPTOSUITE = "eddsa-jcs-2022"
+PROOF_TYPE = "DataIntegrityProof"
+JWS_ALGORITHM = "EdDSA"
+JWS_TYPE = "vc+jwt"
+SIGNATURE_BYTES = 64
+
+KeyResolver = Callable[[str], Ed25519PublicKey | None]
+
+
+class CanonicalizationError(ValueError):
+    """The value cannot be canonicalised with JCS (a float that is not finite, an integer beyond 2^53...)."""
+
+
+def canonical(value: Any) -> bytes:
+    """RFC 8785 canonical JSON: the bytes that are hashed and signed."""
+    try:
+        return rfc8785.dumps(value)
+    except (rfc8785.CanonicalizationError, TypeError) as error:
+        raise CanonicalizationError(str(error)) from error
+
+
+def _sha256(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def hash_data(unsecured: Mapping[str, Any], proof_config: Mapping[str, Any]) -> bytes:
+    """What eddsa-jcs-2022 signs: SHA-256(JCS(proof options)) || SHA-256(JCS(document))."""
+    return _sha256(canonical(proof_config)) + _sha256(canonical(unsecured))
+
+
+def proof_config(document: Mapping[str, Any], verification_method: str, created: str) -> dict[str, Any]:
+    config: dict[str, Any] = {
+        "type": PROOF_TYPE,
+        "cryptosuite": CRYPTOSUITE,
+        "created": created,
+        "verificationMethod": verification_method,
+        "proofPurpose": "assertionMethod",
+    }
+    if "@context" in document:
+        config["@context"] = document["@context"]
+    return config
+
+
+def add_proof(
+    document: Mapping[str, Any], private_key: Ed25519PrivateKey, verification_method: str, created: str
+) -> dict[str, Any]:
+    """The document with an embedded eddsa-jcs-2022 DataIntegrityProof."""
+    if "proof" in document:
+        raise ValueError("the document already has a proof")
+    config = proof_config(document, verification_method, created)
+    signature = private_key.sign(hash_data(document, config))
+    return {**document, "proof": {**config, "proofValue": multibase_base58(signature)}}
+
+
+@dataclass(frozen=True, slots=True)
+class ProofCheck:
+    """The outcome of checking an embedded proof. `problem` names what failed: "no_proof", "proof_format",
+    "cryptosuite", "purpose", "context", "unknown_key", "signature" or "canonical"."""
+
+    valid: bool
+    verification_method: str | None
+    problem: str | None = None
+
+
+def verify_proof(secured: Mapping[str, Any], resolve: KeyResolver) -> ProofCheck:
+    proof = secured.get("proof")
+    if not isinstance(proof, Mapping):
+        return ProofCheck(False, None, "no_proof")
+    method = proof.get("verificationMethod")
+    value = proof.get("proofValue")
+    if not isinstance(method, str) or not isinstance(value, str):
+        return ProofCheck(False, None, "proof_format")
+    if proof.get("type") != PROOF_TYPE or proof.get("cryptosuite") != CRYPTOSUITE:
+        return ProofCheck(False, method, "cryptosuite")
+    if proof.get("proofPurpose") != "assertionMethod":
+        return ProofCheck(False, method, "purpose")
+    unsecured = {name: item for name, item in secured.items() if name != "proof"}
+    config = {name: item for name, item in proof.items() if name != "proofValue"}
+    if "@context" in config and config["@context"] != unsecured.get("@context"):
+        return ProofCheck(False, method, "context")
+    public_key = resolve(method)
+    if public_key is None:
+        return ProofCheck(False, method, "unknown_key")
+    try:
+        signature = multibase_decode(value) if value.startswith("z") else b""
+        data = hash_data(unsecured, config)
+    except EncodingError:
+        return ProofCheck(False, method, "signature")
+    except CanonicalizationError:
+        return ProofCheck(False, method, "canonical")
+    if len(signature) != SIGNATURE_BYTES:
+        return ProofCheck(False, method, "signature")
+    try:
+        public_key.verify(signature, data)
+    except InvalidSignature:
+        return ProofCheck(False, method, "signature")
+    return ProofCheck(True, method)
+
+
+# --- compact JWS --------------------------------------------------------------------------------------------
+
+
+def sign_jws(payload: Mapping[str, Any], private_key: Ed25519PrivateKey, kid: str) -> str:
+    header = {"alg": JWS_ALGORITHM, "typ": JWS_TYPE, "kid": kid}
+    signing_input = f"{b64url_encode(canonical(header))}.{b64url_encode(canonical(payload))}"
+    signature = private_key.sign(signing_input.encode("ascii"))
+    return f"{signing_input}.{b64url_encode(signature)}"
+
+
+@dataclass(frozen=True, slots=True)
+class JwsCheck:
+    """The outcome of checking a compact JWS. `problem`: "jws_format", "algorithm", "type", "unknown_key" or
+    "signature". The header and payload are those the token carries (None when unreadable)."""
+
+    valid: bool
+    header: dict[str, Any] | None
+    payload: dict[str, Any] | None
+    problem: str | None = None
+
+    @property
+    def kid(self) -> str | None:
+        kid = (self.header or {}).get("kid")
+        return kid if isinstance(kid, str) else None
+
+
+def _json_object(data: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def decode_jws(token: str) -> JwsCheck:
+    """The header and payload of a compact JWS, unverified (problem "jws_format" when unreadable)."""
+    parts = token.strip().split(".")
+    if len(parts) != 3:
+        return JwsCheck(False, None, None, "jws_format")
+    try:
+        header = _json_object(b64url_decode(parts[0]))
+        payload = _json_object(b64url_decode(parts[1]))
+        b64url_decode(parts[2])
+    except EncodingError:
+        return JwsCheck(False, None, None, "jws_format")
+    if header is None or payload is None:
+        return JwsCheck(False, header, payload, "jws_format")
+    return JwsCheck(False, header, payload)
+
+
+def verify_jws(token: str, resolve: KeyResolver) -> JwsCheck:
+    decoded = decode_jws(token)
+    if decoded.problem is not None:
+        return decoded
+    header, payload = decoded.header, decoded.payload
+    assert header is not None
+    assert payload is not None
+    if header.get("alg") != JWS_ALGORITHM or "crit" in header:
+        return JwsCheck(False, header, payload, "algorithm")
+    if header.get("typ") != JWS_TYPE:
+        return JwsCheck(False, header, payload, "type")
+    kid = decoded.kid
+    public_key = resolve(kid) if kid is not None else None
+    if public_key is None:
+        return JwsCheck(False, header, payload, "unknown_key")
+    signing_input, _, signature_text = token.strip().rpartition(".")
+    signature = b64url_decode(signature_text)
+    try:
+        public_key.verify(signature, signing_input.encode("ascii"))
+    except InvalidSignature:
+        return JwsCheck(False, header, payload, "signature")
+    return JwsCheck(True, header, payload)
