@@ -2,24 +2,49 @@
 
 from __future__ import annotations
 
+import asyncio
+import gettext
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from types import MappingProxyType
+from typing import Annotated, NoReturn
 
 import typer
 
 from app import migrations
+from app.certificates import offline
+from app.certificates.credential import Issuer
+from app.certificates.errors import CertificateNotFoundError, InvalidNameError
+from app.certificates.keys import KeyFileError, KeyRing
+from app.certificates.messages import CertificateText
+from app.certificates.service import CertificateService
 from app.config import ConfigurationError, get_settings
 from app.content import ContentError, load_course
 from app.db import Database
-from app.quiz.bank import load_quizzes
+from app.quiz.bank import QuizCatalog, load_quizzes
+from app.quiz.service import QuizService
+from app.web.factory import ISSUER_NAME, certificate_service
+from app.web.i18n import load_translations
+
+
+class Language(StrEnum):
+    EN = "en"
+    KO = "ko"
+
 
 cli = typer.Typer(help="Interconnects: the GPU interconnects course.", no_args_is_help=True)
 db_cli = typer.Typer(help="Database schema (Alembic).", no_args_is_help=True)
 content_cli = typer.Typer(help="Course content.", no_args_is_help=True)
+certificates_cli = typer.Typer(help="Course certificates: issue, revoke, list, verify.", no_args_is_help=True)
+keys_cli = typer.Typer(help="The certificate signing keys.", no_args_is_help=True)
 cli.add_typer(db_cli, name="db")
 cli.add_typer(content_cli, name="content")
+cli.add_typer(certificates_cli, name="certificates")
+cli.add_typer(keys_cli, name="keys")
 
 
 @contextmanager
@@ -100,7 +125,178 @@ def check_content(
     )
 
 
-def _fail(message: str) -> None:
+# --- certificates -------------------------------------------------------------------------------------------
+
+
+@contextmanager
+def _certificates(with_bank: bool = False) -> Iterator[CertificateService]:
+    """The certificate service as the app builds it, on the configured database (migrated like `serve` would:
+    SQLite upgraded, PostgreSQL required at head). Only issuing and the exam replay need the question banks,
+    whose validation takes seconds; the other commands get an empty catalog."""
+    settings = get_settings()
+    try:
+        course = load_course(settings.content_dir)
+        catalog = load_quizzes(settings.content_dir, course) if with_bank else QuizCatalog(MappingProxyType({}))
+    except ContentError as error:
+        _fail("The content has problems:\n" + str(error))
+    with _database() as database:
+        try:
+            migrations.ensure_schema(database, auto_upgrade=settings.is_sqlite)
+            quiz = QuizService(database, catalog)
+            yield certificate_service(settings, database, quiz, course, load_translations(), lambda: datetime.now(UTC))
+        except (ConfigurationError, migrations.SchemaOutOfDateError) as error:
+            _fail(str(error))
+
+
+def _print_json(value: object) -> None:
+    typer.echo(json.dumps(value, ensure_ascii=False))
+
+
+@certificates_cli.command("issue")
+def issue_certificate(
+    name: Annotated[str, typer.Option(help="The name to print (NFC-normalised, 1-100 characters).")],
+    email: Annotated[str | None, typer.Option(help="Recorded only as a salted SHA-256 hash.")] = None,
+    lang: Annotated[Language, typer.Option(help="The certificate's language.")] = Language.EN,
+) -> None:
+    """Issue a certificate without an exam attempt; prints {"id", "url"}."""
+    with _certificates(with_bank=True) as service:
+        try:
+            issued = asyncio.run(service.issue(name, email, lang.value))
+        except InvalidNameError as error:
+            _fail(service.text("en").name_problem(error.code))
+        _print_json({"id": issued.id, "url": issued.url})
+
+
+@certificates_cli.command("revoke")
+def revoke_certificate(
+    certificate_id: Annotated[str, typer.Argument(metavar="ID", help="The certificate id (any case).")],
+    reason: Annotated[str, typer.Option(help="Shown on the certificate's page.")],
+) -> None:
+    """Revoke a certificate: its page, the verify API and the status list say so from now on."""
+    with _certificates() as service:
+        try:
+            revoked = asyncio.run(service.revoke(certificate_id, reason))
+        except CertificateNotFoundError:
+            _fail(f"no certificate {certificate_id}")
+        except ValueError as error:
+            _fail(str(error))
+        _print_json(revoked.as_json())
+
+
+@certificates_cli.command("list")
+def list_certificates() -> None:
+    """Every certificate, oldest first, one JSON object per line."""
+    with _certificates() as service:
+        for item in asyncio.run(service.listing()):
+            _print_json(item.as_json())
+
+
+@certificates_cli.command("verify")
+def verify_certificate(
+    file: Annotated[Path, typer.Argument(help="A credential (.json, with its proof) or a compact JWS (.jwt).")],
+    keys: Annotated[
+        Path | None,
+        typer.Option(help="The issuer's did.json or jwks.json (default: this installation's public keys)."),
+    ] = None,
+    status_list: Annotated[
+        Path | None, typer.Option(help="The credential's status list (/status/N), to check revocation offline.")
+    ] = None,
+) -> None:
+    """Verify a certificate offline, with public keys only; exit 1 unless it is valid."""
+    settings = get_settings()
+    try:
+        if keys is not None:
+            public = offline.keys_from_file(keys)
+        else:  # the public halves of this installation's key file; nothing is generated here
+            path, _generated = settings.resolve_certificate_key_file()
+            public = list(KeyRing.load(path).public_keys().values())
+    except (offline.OfflineError, KeyFileError, ConfigurationError) as error:
+        _fail(f"{error} (give the issuer's keys with --keys did.json)")
+    issuer = Issuer(settings.base_url, ISSUER_NAME)
+    try:
+        result = offline.verify_file(file, issuer, public, status_list, datetime.now(UTC))
+    except offline.OfflineError as error:
+        _fail(str(error))
+    text = CertificateText(gettext.NullTranslations(), "en")
+    _print_json(
+        {
+            "valid": result.valid,
+            "signature": "valid" if result.signature_valid else "invalid",
+            "status": result.status,
+            "checks": [
+                {"name": check.name, "passed": check.passed, "message": text.problem(check.problem)}
+                for check in result.checks
+            ],
+        }
+    )
+    if not result.valid:
+        raise typer.Exit(code=1)
+
+
+@certificates_cli.command("exam")
+def certificate_exam(
+    certificate_id: Annotated[str, typer.Argument(metavar="ID")],
+    lang: Annotated[Language, typer.Option(help="The language of the questions.")] = Language.EN,
+) -> None:
+    """Print the exam the certificate's holder passed, regenerated from its evidence (no answers)."""
+    with _certificates(with_bank=True) as service:
+        try:
+            replay = asyncio.run(service.exam_replay(certificate_id, lang.value))
+        except CertificateNotFoundError:
+            _fail(f"no certificate {certificate_id}")
+    if not replay.questions:
+        _fail(f"certificate {replay.certificate_id} records no exam attempt (issued from the command line)")
+    typer.echo(
+        f"Certificate {replay.certificate_id}: seed {replay.seed}, score {replay.score_percent}% "
+        f"(pass mark {replay.pass_percent}%)"
+    )
+    if replay.content_changed:
+        typer.echo(
+            f"Note: the course content changed since ({replay.content_version} then, "
+            f"{replay.current_content_version} now); the questions are shown as the bank has them today."
+        )
+    for question in replay.questions:
+        typer.echo("")
+        if not question.in_bank:
+            typer.echo(f"{question.number}. [{question.question_id}] (no longer in the bank) {question.parameters}")
+            continue
+        typer.echo(f"{question.number}. [{question.question_id}] {question.prompt}")
+        for option in question.options:
+            typer.echo(f"   - {option}")
+        if question.unit:
+            typer.echo(f"   (answer in {question.unit})")
+
+
+@keys_cli.command("rotate")
+def rotate_keys() -> None:
+    """Add a new signing key; certificates signed with the old ones keep verifying."""
+    with _certificates() as service:
+        key = service.rotate_keys()
+        _print_json(
+            {
+                "kid": service.issuer.method_id(key.thumbprint),
+                "fingerprint": key.public.fingerprint,
+                "file": str(service.key_file),
+            }
+        )
+
+
+@keys_cli.command("list")
+def list_keys() -> None:
+    """Every key ever used (the key file's and those recorded in the database), oldest first."""
+    with _certificates() as service:
+        active = service.keys.active.thumbprint
+        for key in asyncio.run(service.public_keys()):
+            _print_json(
+                {
+                    "kid": service.issuer.method_id(key.thumbprint),
+                    "fingerprint": key.fingerprint,
+                    "signing": key.thumbprint == active,
+                }
+            )
+
+
+def _fail(message: str) -> NoReturn:
     typer.echo(message, err=True)
     raise typer.Exit(code=1)
 

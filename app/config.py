@@ -38,11 +38,17 @@ class Settings(BaseSettings):
     base_url: str = Field(
         default="http://127.0.0.1:8000", description="Public origin used in absolute links and Origin checks."
     )
-    secret_key: SecretStr | None = Field(default=None, description="Signs cookies and CSRF tokens.")
+    extra_origins: list[str] = Field(
+        default_factory=list, description="Other origins (scheme://host:port) this site is also served at."
+    )
+    secret_key: SecretStr | None = Field(default=None, description="Signs the learner cookie.")
+    certificate_key_file: Path | None = Field(
+        default=None,
+        description="PEM file of the Ed25519 keys that sign certificates (the last one signs); "
+        "unset means a generated development key under VAR_DIR.",
+    )
     var_dir: Path = PROJECT_ROOT / "var"
     content_dir: Path = PROJECT_ROOT / "content"
-    outbox_dir: Path | None = None
-    smtp_url: str | None = None
     log_level: str = "INFO"
 
     @field_validator("base_url")
@@ -65,10 +71,6 @@ class Settings(BaseSettings):
     @property
     def is_sqlite(self) -> bool:
         return self.sqlalchemy_url.startswith("sqlite")
-
-    @property
-    def outbox_path(self) -> Path:
-        return self.outbox_dir or self.var_dir / "outbox"
 
     @property
     def served_over_https(self) -> bool:
@@ -97,6 +99,20 @@ class Settings(BaseSettings):
         generated_path.write_text(value)
         generated_path.chmod(0o600)
         return value
+
+    def resolve_certificate_key_file(self) -> tuple[Path, bool]:
+        """The certificate key file, and whether it may be generated (development and tests only).
+
+        Production refuses to start without a configured file: a generated key would differ per host, and
+        certificates one host signed would not verify on the next.
+        """
+        if self.certificate_key_file is not None:
+            return self.certificate_key_file, False
+        if self.is_production:
+            raise ConfigurationError(
+                "ENV=production requires CERTIFICATE_KEY_FILE (make one: openssl genpkey -algorithm ed25519 -out FILE)."
+            )
+        return self.var_dir / "certificate-keys.pem", True
 
 
 @lru_cache(maxsize=1)

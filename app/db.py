@@ -1,21 +1,30 @@
-"""Database plumbing: declarative base, engines and session factories.
+"""Database plumbing: declarative base, engines, and the one way services run a transaction.
 
 SQLite needs care to be a safe embedded default: WAL so readers never block the writer, a busy timeout so a
 second writer waits instead of failing, foreign keys on (SQLite's default is off), and `BEGIN IMMEDIATE` for
 write transactions. A deferred `BEGIN` takes the write lock only at the first write; two such transactions that
 both read first then write deadlock, and SQLite resolves it by failing one of them with "database is locked"
-immediately, without honouring the busy timeout.
+immediately, without honouring the busy timeout. pysqlite's own transaction handling cannot issue BEGIN
+IMMEDIATE, so it is switched off and the BEGIN is sent from SQLAlchemy's "begin" event (the recipe of
+SQLAlchemy's pysqlite documentation, "Serializable isolation / Savepoints / Transactional DDL").
+
+Where the work runs is decided here, not by the services' callers: SQLite's statements are a fraction of a
+millisecond of CPU with no network wait, less than handing them to a thread costs, so they run on the event
+loop; but the loop must never sleep on a lock, so such a transaction refuses to wait (busy_timeout 0) and, if
+another connection holds the lock, is rolled back and run again in a thread, where it may wait. PostgreSQL's
+statements wait on the network: always in a thread.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
-from functools import lru_cache
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, MetaData, create_engine, event, text
+from anyio import to_thread
+from sqlalchemy import Engine, MetaData, create_engine, event, text
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 NAMING_CONVENTION = {
@@ -27,134 +36,129 @@ NAMING_CONVENTION = {
 }
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
-_SQLITE_BEGIN_OPTION = "sqlite_begin_mode"
-_SQLITE_NO_WAIT_OPTION = "sqlite_no_wait"
+_BEGIN_MODE = "sqlite_begin_mode"
+
+T = TypeVar("T")
 
 
 class DatabaseBusyError(Exception):
-    """Another connection holds SQLite's write lock, and the transaction was asked not to wait for it."""
+    """Another connection holds SQLite's lock, and the transaction was asked not to wait for it."""
 
 
-def _begin_without_waiting(cursor: Any, mode: str) -> None:
-    cursor.execute("PRAGMA busy_timeout=0")
-    try:
-        cursor.execute(f"BEGIN {mode}")
-    except sqlite3.OperationalError as error:
-        if error.sqlite_errorcode == sqlite3.SQLITE_BUSY:
-            raise DatabaseBusyError from error
-        raise
-    finally:
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+class DatabaseUnavailableError(Exception):
+    """The database does not answer (down, unreachable, or its file is gone); the request may be retried."""
 
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
-def make_engine(url: str, **kwargs: Any) -> Engine:
+def make_engine(url: str, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS, **kwargs: Any) -> Engine:
+    """An engine; on SQLite with the pragmas above, whose connections wait up to `busy_timeout_ms` for a lock."""
     if not url.startswith("sqlite"):
         return create_engine(url, pool_pre_ping=True, **kwargs)
     engine = create_engine(url, connect_args={"check_same_thread": False}, **kwargs)
 
     @event.listens_for(engine, "connect")
     def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
-        # Take transaction control away from pysqlite so that the "begin" hook below decides the BEGIN mode.
-        dbapi_connection.isolation_level = None
+        dbapi_connection.isolation_level = None  # the "begin" hook below sends BEGIN
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
-        options = connection.get_execution_options()
-        mode = options.get(_SQLITE_BEGIN_OPTION, "DEFERRED")
-        # On the driver's cursor rather than exec_driver_sql: every write pays for this statement, and
-        # SQLAlchemy's execution machinery costs several times what SQLite does here.
-        with closing(connection.connection.driver_connection.cursor()) as cursor:
-            if options.get(_SQLITE_NO_WAIT_OPTION):
-                _begin_without_waiting(cursor, mode)
-            else:
-                cursor.execute(f"BEGIN {mode}")
+        connection.exec_driver_sql(f"BEGIN {connection.get_execution_options().get(_BEGIN_MODE, 'DEFERRED')}")
 
     return engine
 
 
+def _is_sqlite_busy(error: DBAPIError) -> bool:
+    original = error.orig
+    return isinstance(original, sqlite3.OperationalError) and original.sqlite_errorcode in (
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+    )
+
+
 class Database:
-    """One engine, the two kinds of session the services use, and a bare write connection for hot paths."""
+    """One engine and the transactions the services run on it."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._write_engine = engine.execution_options(**{_SQLITE_BEGIN_OPTION: "IMMEDIATE"})
-        self._write_engine_no_wait = engine.execution_options(
-            **{_SQLITE_BEGIN_OPTION: "IMMEDIATE", _SQLITE_NO_WAIT_OPTION: True}
+        self.is_sqlite = engine.dialect.name == "sqlite"
+        self.is_postgresql = engine.dialect.name == "postgresql"
+        # On SQLite a second pool whose connections never wait for a lock (busy_timeout 0 from the start: setting
+        # and restoring it around each BEGIN cost two statements per transaction on the answer path).
+        self._no_wait_engine = (
+            make_engine(engine.url.render_as_string(hide_password=False), busy_timeout_ms=0)
+            if self.is_sqlite
+            else engine
         )
-        self._read = sessionmaker(bind=engine, expire_on_commit=False)
-        self._write = sessionmaker(bind=self._write_engine, expire_on_commit=False)
+        immediate = {_BEGIN_MODE: "IMMEDIATE"}
+        self._sessions = {
+            (False, True): sessionmaker(bind=engine, expire_on_commit=False),
+            (True, True): sessionmaker(bind=engine.execution_options(**immediate), expire_on_commit=False),
+            (False, False): sessionmaker(bind=self._no_wait_engine, expire_on_commit=False),
+            (True, False): sessionmaker(
+                bind=self._no_wait_engine.execution_options(**immediate), expire_on_commit=False
+            ),
+        }
 
     @classmethod
     def from_url(cls, url: str) -> Database:
         return cls(make_engine(url))
 
     @contextmanager
-    def read_session(self) -> Iterator[Session]:
-        with self._read() as session:
-            yield session
+    def session(self, write: bool = False, wait: bool = True) -> Iterator[Session]:
+        """A session whose transaction (on SQLite) takes the write lock up front when `write`; with `wait=False`,
+        a statement that would wait for another connection's lock raises DatabaseBusyError instead.
+        What the work does not commit is rolled back. Connection failures raise DatabaseUnavailableError."""
+        try:
+            with self._sessions[(write, wait)]() as session:
+                yield session
+        except (OperationalError, InterfaceError) as error:
+            if self.is_sqlite and _is_sqlite_busy(error):
+                if not wait:
+                    raise DatabaseBusyError from error
+                raise
+            raise DatabaseUnavailableError from error
 
-    @contextmanager
-    def write_session(self) -> Iterator[Session]:
-        """A session whose transaction takes the write lock up front (on SQLite); commit is the caller's."""
-        with self._write() as session:
-            yield session
+    def transaction(self, work: Callable[[Session], T], write: bool, wait: bool = True) -> T:
+        """Run `work` in one transaction and commit what it did (a work that raises is rolled back, unless it
+        committed before raising: a service does that for what must persist, such as an expiry)."""
+        with self.session(write, wait) as session:
+            result = work(session)
+            session.commit()
+            return result
 
-    @property
-    def is_sqlite(self) -> bool:
-        return self.engine.dialect.name == "sqlite"
-
-    @contextmanager
-    def write_connection(self, wait: bool = True) -> Iterator[Connection]:
-        """A Core connection whose transaction takes the write lock up front (on SQLite); commit is the caller's.
-
-        For a service that only runs Core statements on its hottest path: a Session costs more than SQLite's
-        work there. What is not committed is rolled back on exit. With wait=False, on SQLite, beginning the
-        transaction raises DatabaseBusyError at once instead of waiting while another connection writes (for
-        work run on the event loop, which must never sleep on a lock). Only beginning can wait on another
-        connection: once BEGIN IMMEDIATE holds the lock, no other writer can get in the way.
-        """
-        engine = self._write_engine if wait else self._write_engine_no_wait
-        with engine.connect() as connection:
-            yield connection
+    async def run(self, work: Callable[[Session], T], write: bool = False) -> T:
+        """`transaction` on the event loop (SQLite, never waiting) or in a thread (PostgreSQL, or SQLite busy)."""
+        if self.is_sqlite:
+            try:
+                return self.transaction(work, write, wait=False)
+            except DatabaseBusyError:
+                pass
+        return await to_thread.run_sync(self.transaction, work, write)
 
     def ping(self) -> None:
-        with self.engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
+        try:
+            with self.engine.connect() as connection:
+                connection.execute(text("SELECT 1"))
+        except (OperationalError, InterfaceError) as error:
+            raise DatabaseUnavailableError from error
+
+    def answers(self) -> bool:
+        """Whether the database answers `ping` (the health check asks this, so routes need not import app.db)."""
+        try:
+            self.ping()
+        except DatabaseUnavailableError:
+            return False
+        return True
 
     def dispose(self) -> None:
         self.engine.dispose()
-
-
-def execute_on_driver(connection: Connection, sql: str, parameters: Sequence[Any]) -> list[tuple[Any, ...]]:
-    """Run one statement, written with ? placeholders, on the DB-API cursor, in the connection's transaction.
-
-    For the few hottest statements, where SQLAlchemy's execution machinery costs several times the database
-    work (see app/quiz/store.py). The transaction is begun through SQLAlchemy if need be (so BEGIN IMMEDIATE on
-    SQLite), and committed through it. Returns the rows, if the statement returns any; no type conversion.
-    """
-    if not connection.in_transaction():
-        connection.begin()
-    driver = connection.connection.driver_connection
-    assert driver is not None
-    with closing(driver.cursor()) as cursor:
-        cursor.execute(_for_driver(sql, connection.dialect.paramstyle), tuple(parameters))
-        return list(cursor.fetchall()) if cursor.description is not None else []
-
-
-@lru_cache(maxsize=64)
-def _for_driver(sql: str, paramstyle: str) -> str:
-    if paramstyle == "qmark":
-        return sql
-    if paramstyle in ("format", "pyformat"):
-        return sql.replace("?", "%s")
-    raise NotImplementedError(f"paramstyle {paramstyle}")
+        self._no_wait_engine.dispose()

@@ -7,23 +7,20 @@ benchmark can make the baseline answer exactly what the measured endpoint answer
 
 from __future__ import annotations
 
-import dataclasses
-
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.config import Settings
 from app.main import create_app
-from app.quiz.ratelimit import Limit
 from app.quiz.service import QuizPolicy
+from app.ratelimit import Limit
 
 
 def create() -> FastAPI:
     settings = Settings()
     app = create_app(settings)
     # One benchmark learner sends thousands of answers; the limiter still runs, with limits it never reaches.
-    unlimited = QuizPolicy(*(Limit(10**9, 60) for _ in range(4)))
-    app.state.interconnects = dataclasses.replace(app.state.interconnects, quiz_policy=unlimited)
+    app.state.interconnects.quiz.policy = QuizPolicy(*(Limit(10**9, 60) for _ in range(5)))
     constant = {"body": b""}
 
     async def constant_bytes() -> HTMLResponse:

@@ -33,10 +33,17 @@ def free_port() -> int:
 @contextmanager
 def serve(database_url: str | None = None) -> Iterator[str]:
     """The app (with the benchmark endpoint) under uvicorn in a child process; yields its base URL."""
+    with serve_process(database_url=database_url) as base_url:
+        yield base_url
+
+
+@contextmanager
+def serve_process(workers: int = 1, database_url: str | None = None) -> Iterator[str]:
+    """The app (with the benchmark endpoint) under uvicorn with `workers` processes; yields its base URL."""
     with tempfile.TemporaryDirectory() as var_dir:
         port = free_port()
         environment = os.environ | {
-            "ENV": "test",
+            "ENV": "development",  # as deployed: shared pages are rendered at start-up
             "VAR_DIR": var_dir,
             "SECRET_KEY": "b" * 40,
             "BASE_URL": f"http://127.0.0.1:{port}",
@@ -59,6 +66,8 @@ def serve(database_url: str | None = None) -> Iterator[str]:
                 "--log-level",
                 "warning",
                 "--no-access-log",
+                "--workers",
+                str(workers),
             ],
             cwd=PROJECT_ROOT,
             env=environment,

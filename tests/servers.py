@@ -14,6 +14,9 @@ from pathlib import Path
 import httpx
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# Loading the content and the banks takes seconds, more on a busy machine, and each worker process loads them.
+START_TIMEOUT_S = 120
+STOP_TIMEOUT_S = 15
 UVICORN = [sys.executable, "-m", "uvicorn", "app.main:app"]
 INTERCONNECTS_SERVE = [sys.executable, "-m", "app.cli", "serve"]
 
@@ -47,7 +50,7 @@ def running_server(
             stderr=subprocess.STDOUT,
         )
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + START_TIMEOUT_S
             while True:
                 try:
                     if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
@@ -60,4 +63,8 @@ def running_server(
             yield base_url
         finally:
             process.terminate()
-            process.wait(timeout=15)
+            try:
+                process.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:  # never leave a server behind: the next test would meet it
+                process.kill()
+                process.wait(timeout=STOP_TIMEOUT_S)

@@ -2,6 +2,6 @@
 
 from app.content.errors import ContentError, ContentProblem
 from app.content.loader import load_course
-from app.content.models import LANGUAGES, Chapter, ChapterPage, Course
+from app.content.models import Chapter, ChapterPage, Course
 
-__all__ = ["LANGUAGES", "Chapter", "ChapterPage", "ContentError", "ContentProblem", "Course", "load_course"]
+__all__ = ["Chapter", "ChapterPage", "ContentError", "ContentProblem", "Course", "load_course"]

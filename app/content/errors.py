@@ -27,3 +27,7 @@ class ContentError(Exception):
         self.problems = problems
         self.root = root
         super().__init__("\n".join(problem.format(root) for problem in problems))
+
+
+class ChapterNotFoundError(LookupError):
+    """No published chapter has this slug."""

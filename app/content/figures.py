@@ -8,14 +8,12 @@ placeholder is replaced by its value formatted for the page's language before th
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import fields, is_dataclass
 
-from babel.numbers import format_decimal
-
 from app import simulator
+from app.formatting import exact, significant
 from app.simulator.models import MODELS, Dimension, ParameterValue, compute
 
 PLACEHOLDER = re.compile(r"\{\{\s*(?P<kind>[a-z]+):(?P<id>[a-z0-9-]+):(?P<field>[A-Za-z_]+)\s*\}\}")
@@ -80,7 +78,7 @@ def format_figure(value: int | float | str, field: str, language: str) -> str:
         return value
     if field == "year":
         return str(value)
-    return format_decimal(value, format="#,##0.##", locale=language)
+    return exact(value, language)
 
 
 class CalculationError(ValueError):
@@ -127,14 +125,6 @@ def calculate(model_name: str, unit: str, parameter_text: str) -> float:
     return value / shown[1]
 
 
-def format_calculated(value: float, language: str) -> str:
-    """Three significant digits (whole numbers stay whole), localised."""
-    if value == 0 or not math.isfinite(value):
-        return format_decimal(value, locale=language)
-    digits = max(0, 2 - math.floor(math.log10(abs(value))))
-    return format_decimal(round(value, digits), format="#,##0." + "#" * digits if digits else "#,##0", locale=language)
-
-
 def substitute_figures(text: str, language: str, resolve: FigureResolver, report: Callable[[int, str], None]) -> str:
     """Replace every placeholder; report (0-based line, message) for each one that cannot be resolved."""
     lines = text.split("\n")
@@ -156,7 +146,7 @@ def substitute_figures(text: str, language: str, resolve: FigureResolver, report
             except CalculationError as error:
                 report(line_index, f"{match[0]}: {error}")
                 return match[0]
-            return format_calculated(value, language)
+            return significant(value, language)
 
         substituted = PLACEHOLDER.sub(replace, CALCULATION.sub(replace_calculation, line))
         for leftover in ANY_DOUBLE_BRACE.findall(substituted):

@@ -8,44 +8,43 @@ from collections.abc import Callable, Mapping
 from datetime import date
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator
+from pydantic import Field, HttpUrl, field_validator
 
 from app.content.errors import ContentError, ContentProblem
 from app.content.figures import FigureResolver, simulator_figure, substitute_figures
 from app.content.frontmatter import ContentProblemsError, line_of, parse_yaml, split_front_matter
+from app.content.linkfigures import contradicting_rates
 from app.content.markdown import render_markdown
-from app.content.models import LANGUAGES, Chapter, ChapterPage, Course, FaqEntry, Source
+from app.content.models import Chapter, ChapterPage, Course, FaqEntry, Source
+from app.content.sections import faq_problem, section_problems
+from app.i18n import LANGUAGES
+from app.validation import KEBAB_ID_PATTERN, StrictModel
 
-SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 _CITATION = re.compile(r"\[\^([^\]\s]+)\](:?)")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 WORDS_PER_MINUTE = 230
 HANGUL_SYLLABLES_PER_MINUTE = 500
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class LocalizedText(_Strict):
+class LocalizedText(StrictModel):
     en: str = Field(min_length=1)
     ko: str = Field(min_length=1)
 
 
-class CourseChapterModel(_Strict):
-    slug: str = Field(pattern=SLUG_PATTERN)
+class CourseChapterModel(StrictModel):
+    slug: str = Field(pattern=KEBAB_ID_PATTERN)
     title: LocalizedText
     planned: bool = False
 
 
-class CourseModel(_Strict):
+class CourseModel(StrictModel):
     title: LocalizedText
     description: LocalizedText
     chapters: list[CourseChapterModel] = Field(min_length=1)
 
 
-class SourceModel(_Strict):
-    id: str = Field(pattern=SLUG_PATTERN)
+class SourceModel(StrictModel):
+    id: str = Field(pattern=KEBAB_ID_PATTERN)
     title: str = Field(min_length=1)
     url: HttpUrl
 
@@ -57,12 +56,12 @@ class SourceModel(_Strict):
         return value
 
 
-class FaqModel(_Strict):
+class FaqModel(StrictModel):
     question: str = Field(min_length=1)
     answer: str = Field(min_length=1)
 
 
-class FrontMatterModel(_Strict):
+class FrontMatterModel(StrictModel):
     title: str = Field(min_length=1)
     summary: str = Field(min_length=1)
     updated: date
@@ -206,6 +205,13 @@ def _load_page(
     rendered = render_markdown(body + "\n" + definitions, internal_links)
     for relative, message in rendered.problems:
         collector.add(path, at_body_line(relative), message)
+    for relative, message in section_problems(rendered.toc, document.body):
+        collector.add(path, at_body_line(relative), message)
+    faq = faq_problem(len(front.faq))
+    if faq is not None:
+        collector.add(path, document.front_matter_first_line + line_of(front_node, ("faq",)), faq)
+    for relative, message in contradicting_rates(document.body):
+        collector.add(path, at_body_line(relative), message)
     diagrams = [part.diagram for part in rendered.body if part.diagram is not None]
     for name in sorted({name for name in diagrams if diagrams.count(name) > 1}):
         # Each diagram's form and chart have fixed ids; a second copy on the same page would duplicate them.
@@ -269,8 +275,17 @@ def _check_parity(chapter_dir: Path, pages: dict[str, ChapterPage], collector: _
             collector.add(
                 path, None, f"diagrams {list(page.diagrams)} differ from {LANGUAGES[0]}.md's {list(reference.diagrams)}"
             )
-        if {s.id for s in page.sources} != {s.id for s in reference.sources}:
-            collector.add(path, None, f"sources differ from {LANGUAGES[0]}.md's")
+        # Both languages cite the same documents: same ids, same addresses (titles may be translated).
+        if {(s.id, s.url) for s in page.sources} != {(s.id, s.url) for s in reference.sources}:
+            theirs = {s.id: s.url for s in reference.sources}
+            differing = sorted(s.id for s in page.sources if theirs.get(s.id) != s.url)
+            missing = sorted(set(theirs) - {s.id for s in page.sources})
+            collector.add(
+                path,
+                None,
+                f"sources differ from {LANGUAGES[0]}.md's (differing or extra: {', '.join(differing) or 'none'}; "
+                f"missing: {', '.join(missing) or 'none'})",
+            )
 
 
 def reading_minutes(text: str) -> int:

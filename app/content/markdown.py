@@ -24,14 +24,17 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from app.content.models import DIAGRAM_NAMES, BodyPart, TocEntry
+from app.validation import KEBAB_ID_PATTERN
 
 CALLOUT_KINDS: tuple[str, ...] = ("note", "tip", "warning")
 DIAGRAM_MARKER = "\x00diagram:{name}\x00"
 _DIAGRAM_SPLIT = re.compile("\x00diagram:([a-z-]+)\x00")
 _SOURCES_MARKER = "\x00sources\x00"
+# The id of the element that names every "↩" back to source N's citations; chapter.html renders one per source.
+BACKREF_LABEL_ID = "backref-label-{number}"
 _ALIGN_STYLE = re.compile(r"text-align:\s*(left|right|center)")
 _UNKNOWN_CONTAINER = re.compile(r"^:::+\s*(\S+)?")
-_ANCHOR = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_ANCHOR = re.compile(KEBAB_ID_PATTERN)
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
@@ -106,6 +109,20 @@ def _render_footnote_caption(
     return f"[{tokens[index].meta['id'] + 1}]"
 
 
+def _render_footnote_backref(
+    self: RendererHTML, tokens: Sequence[Token], index: int, _options: OptionsDict, _env: EnvType
+) -> str:
+    # Each "↩" leads back to one citation of the source. A bare arrow is no name for a screen reader, but the name
+    # ("Back to reference 3") is interface text in the reader's language, which Markdown rendering does not know:
+    # the link takes it from an element the page renders with its translations (aria-labelledby may point at a
+    # hidden element). The arrow is followed by U+FE0E so that iOS does not draw it as an emoji.
+    meta = tokens[index].meta
+    number = meta["id"] + 1
+    anchor = f"fnref{number}" + (f":{meta['subId']}" if meta["subId"] > 0 else "")
+    label_id = BACKREF_LABEL_ID.format(number=number)
+    return f' <a href="#{anchor}" class="footnote-backref" aria-labelledby="{label_id}">\u21a9\ufe0e</a>'
+
+
 def build_markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "typographer": False, "highlight": _highlight})
     md.enable("table")
@@ -115,6 +132,7 @@ def build_markdown() -> MarkdownIt:
         md.use(container_plugin, kind, render=_render_callout(kind))
     md.use(container_plugin, "diagram", render=_render_diagram)
     md.add_render_rule("footnote_caption", _render_footnote_caption)
+    md.add_render_rule("footnote_anchor", _render_footnote_backref)
     md.add_render_rule("footnote_block_open", _render_sources_open)
     md.add_render_rule("footnote_block_close", _render_sources_close)
     for cell in ("th_open", "td_open"):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-LANGUAGES: tuple[str, ...] = ("en", "ko")
+from app.content.errors import ChapterNotFoundError
+
 DIAGRAM_NAMES: frozenset[str] = frozenset({"link-compare", "topology", "ring-allreduce", "busbw-sweep", "scaling"})
 
 
@@ -56,6 +57,10 @@ class ChapterPage:
     def anchors(self) -> frozenset[str]:
         return frozenset(entry.anchor for entry in self.toc)
 
+    def heading(self, anchor: str) -> str | None:
+        """The text of the heading with this id."""
+        return next((entry.text for entry in self.toc if entry.anchor == anchor), None)
+
     @property
     def diagrams(self) -> tuple[str, ...]:
         return tuple(part.diagram for part in self.body if part.diagram is not None)
@@ -82,11 +87,22 @@ class Course:
     def published(self) -> tuple[Chapter, ...]:
         return tuple(chapter for chapter in self.chapters if not chapter.planned)
 
+    @property
+    def published_slugs(self) -> tuple[str, ...]:
+        return tuple(chapter.slug for chapter in self.published)
+
     def chapter(self, slug: str) -> Chapter | None:
         for chapter in self.published:
             if chapter.slug == slug:
                 return chapter
         return None
+
+    def require(self, slug: str) -> Chapter:
+        """The published chapter `slug`; raises ChapterNotFoundError."""
+        chapter = self.chapter(slug)
+        if chapter is None:
+            raise ChapterNotFoundError(slug)
+        return chapter
 
     def neighbours(self, slug: str) -> tuple[Chapter | None, Chapter | None]:
         """The published chapters before and after `slug` in course order."""

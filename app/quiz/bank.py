@@ -4,6 +4,8 @@ Both languages live in one file, so a question cannot exist in English only. Val
 with the file and line, like the rest of the content: each text in en and ko, exactly one correct option for
 `single`, at least one for `multiple`, the tested section exists in the chapter, numeric parameters are
 accepted by the simulator for every combination that can be drawn, placeholders in the text are parameters.
+A chapter quiz has at least MIN_CHAPTER_QUESTIONS questions, MIN_CHAPTER_NUMERIC of them numeric; no bank gives
+its answers away by option length, and no exam question repeats a practice question (app/quiz/cues.py).
 """
 
 from __future__ import annotations
@@ -20,18 +22,22 @@ from types import MappingProxyType
 from typing import Literal
 
 import yaml
-from babel.numbers import format_decimal
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from app import simulator
-from app.content import LANGUAGES, ContentError, ContentProblem, Course
+from app.content import ContentError, ContentProblem, Course
 from app.content.frontmatter import ContentProblemsError, line_of, parse_yaml
+from app.formatting import exact, exact_binary_size
+from app.i18n import LANGUAGES
+from app.quiz.cues import length_cues, repeated_questions
 from app.quiz.units import QuantityError, unit_named
 from app.simulator.models import MODELS, Computed, Dimension, ParameterValue, compute
+from app.validation import KEBAB_ID_PATTERN, StrictModel
 
 EXAM_ID = "exam"
-QUESTION_ID_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 MAX_COMBINATIONS = 512
+MIN_CHAPTER_QUESTIONS = 10
+MIN_CHAPTER_NUMERIC = 3
 QuestionType = Literal["single", "multiple", "numeric"]
 MISCONCEPTIONS: tuple[str, ...] = (
     "direction",
@@ -50,23 +56,19 @@ MISCONCEPTIONS: tuple[str, ...] = (
 # --- YAML schema ---------------------------------------------------------------------------------------------
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class TextModel(_Strict):
+class TextModel(StrictModel):
     en: str = Field(min_length=1)
     ko: str = Field(min_length=1)
 
 
-class OptionModel(_Strict):
+class OptionModel(StrictModel):
     text: TextModel
     correct: bool = False
     misconception: Literal[MISCONCEPTIONS] | None = None  # type: ignore[valid-type]
     feedback: TextModel | None = None
 
 
-class RangeModel(_Strict):
+class RangeModel(StrictModel):
     """A whole-number parameter drawn per attempt: a multiple of `step` in [min, max], uniformly."""
 
     min: int = Field(ge=1)
@@ -82,12 +84,12 @@ class RangeModel(_Strict):
         return self
 
 
-class ComputeModel(_Strict):
+class ComputeModel(StrictModel):
     model: Literal[tuple(MODELS)]  # type: ignore[valid-type]
 
 
-class QuestionModel(_Strict):
-    id: str = Field(pattern=QUESTION_ID_PATTERN, max_length=64)
+class QuestionModel(StrictModel):
+    id: str = Field(pattern=KEBAB_ID_PATTERN, max_length=64)
     type: QuestionType
     chapter: str | None = None
     section: str = Field(min_length=1)
@@ -119,7 +121,7 @@ class QuestionModel(_Strict):
         return self
 
 
-class QuizModel(_Strict):
+class QuizModel(StrictModel):
     title: TextModel
     pass_percent: int = Field(ge=1, le=100)
     draw: int | None = Field(default=None, ge=1)
@@ -202,6 +204,9 @@ class Question:
     tolerance_percent: float = 1.0
     parameters: Mapping[str, ParameterValues] = field(default_factory=lambda: MappingProxyType({}))
     model: str | None = None
+    # A sample quantity for the input's hint, in `unit`: a power of ten at least 100 times every answer the
+    # parameters can produce, so the example shows the format and can never be the answer.
+    hint_value: float | None = None
 
     @property
     def correct_indexes(self) -> frozenset[int]:
@@ -266,12 +271,9 @@ class QuizCatalog:
 
 @lru_cache(maxsize=4096)  # pure, and Babel's formatting is slow next to the rest of a feedback fragment
 def format_parameter(name: str, value: ParameterValue, language: str) -> str:
-    """How a drawn parameter reads in a prompt: sizes in binary units, presets by name, numbers localised."""
+    """How a drawn parameter reads in a prompt: sizes exactly in binary units, presets by name, numbers localised."""
     if name == "message_bytes" and isinstance(value, int):
-        for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-            if value >= size and value % (size // 64 or 1) == 0:
-                return f"{format_decimal(value / size, format='#,##0.##', locale=language)} {unit}"
-        return f"{format_decimal(value, locale=language)} B"
+        return exact_binary_size(value, language)
     if name == "system" and isinstance(value, str) and value in simulator.SYSTEMS:
         return simulator.SYSTEMS[value].name.removeprefix("NVIDIA ")
     if name == "link" and isinstance(value, str) and value in simulator.LINKS:
@@ -279,7 +281,7 @@ def format_parameter(name: str, value: ParameterValue, language: str) -> str:
     if name == "op" and isinstance(value, str):
         return value.replace("_", "-")
     if isinstance(value, int):
-        return format_decimal(value, locale=language)
+        return exact(value, language)
     return str(value)
 
 
@@ -290,16 +292,6 @@ def render_text(template: str, drawn: Mapping[str, ParameterValue], language: st
 
 def placeholders(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
-
-
-@lru_cache(maxsize=4096)
-def format_number(value: float, language: str) -> str:
-    """Three significant digits, localised: what the feedback shows as the expected value."""
-    if value == 0 or not math.isfinite(value):
-        return format_decimal(value, locale=language)
-    digits = max(0, 2 - math.floor(math.log10(abs(value))))
-    pattern = "#,##0." + "#" * digits if digits > 0 else "#,##0"
-    return format_decimal(round(value, digits), format=pattern, locale=language)
 
 
 # --- loading -------------------------------------------------------------------------------------------------
@@ -327,7 +319,7 @@ def load_quizzes(content_dir: Path, course: Course) -> QuizCatalog:
                 quizzes[quiz.id] = quiz
     exam_path = content_dir / "exam.yaml"
     if exam_path.is_file():
-        quiz = _load_quiz(exam_path, None, course, problems)
+        quiz = _load_quiz(exam_path, None, course, problems, practice=tuple(quizzes.values()))
         if quiz is not None:
             quizzes[quiz.id] = quiz
     if problems:
@@ -335,7 +327,9 @@ def load_quizzes(content_dir: Path, course: Course) -> QuizCatalog:
     return QuizCatalog(MappingProxyType(quizzes))
 
 
-def _load_quiz(path: Path, chapter: str | None, course: Course, problems: list[ContentProblem]) -> Quiz | None:
+def _load_quiz(
+    path: Path, chapter: str | None, course: Course, problems: list[ContentProblem], practice: tuple[Quiz, ...] = ()
+) -> Quiz | None:
     try:
         model, node = parse_yaml(path, path.read_text("utf-8"), QuizModel)
     except ContentProblemsError as raised:
@@ -370,8 +364,25 @@ def _load_quiz(path: Path, chapter: str | None, course: Course, problems: list[C
                 f"a quarter of the {draw} drawn questions must be numeric: the bank needs "
                 f"at least {min_numeric} numeric questions (it has {numeric})",
             )
-    elif draw > len(model.questions):
-        found.add(("draw",), f"draw is {draw} but the bank has only {len(model.questions)} questions")
+    else:
+        if draw > len(model.questions):
+            found.add(("draw",), f"draw is {draw} but the bank has only {len(model.questions)} questions")
+        if len(model.questions) < MIN_CHAPTER_QUESTIONS:
+            found.add(
+                ("questions",),
+                f"a chapter quiz needs at least {MIN_CHAPTER_QUESTIONS} questions (it has {len(model.questions)})",
+            )
+        if numeric < MIN_CHAPTER_NUMERIC:
+            found.add(
+                ("questions",),
+                f"a chapter quiz needs at least {MIN_CHAPTER_NUMERIC} numeric questions (it has {numeric})",
+            )
+    for cue in length_cues(questions):
+        found.add(("questions",), cue.message())
+    if chapter is None:
+        positions = {question.id: index for index, question in enumerate(model.questions)}
+        for index, message in repeated_questions(questions, practice):
+            found.add(("questions", positions[questions[index].id], "prompt"), message)
     for option_name in ("attempts_per_day", "minutes_between_attempts", "time_limit_minutes"):
         if chapter is not None and getattr(model, option_name) is not None:
             found.add((option_name,), f"{option_name} applies to the exam only; chapter quizzes are practice")
@@ -447,8 +458,11 @@ def _question(
                 )
         if placeholders(text.en) != placeholders(text.ko):
             found.add((*where, key, "ko"), f"{key}.en and {key}.ko use different placeholders")
+    hint_value = None
     if entry.type == "numeric":
-        _check_numeric(entry, parameters, found, where)
+        largest = _check_numeric(entry, parameters, found, where)
+        if largest is not None:
+            hint_value = 10.0 ** (math.ceil(math.log10(largest)) + 2)
     if len(found.items) > before:
         return None
     return Question(
@@ -466,6 +480,7 @@ def _question(
         tolerance_percent=entry.tolerance_percent,
         parameters=MappingProxyType(parameters),
         model=entry.compute.model if entry.compute else None,
+        hint_value=hint_value,
     )
 
 
@@ -474,7 +489,8 @@ def _check_numeric(
     parameters: Mapping[str, ParameterValues],
     found: _Problems,
     where: tuple[object, ...],
-) -> None:
+) -> float | None:
+    """Checks the question against the simulator; returns its largest answer in its unit, if all is well."""
     assert entry.compute is not None
     assert entry.unit is not None
     model = MODELS[entry.compute.model]
@@ -482,7 +498,7 @@ def _check_numeric(
         unit = unit_named(entry.unit)
     except QuantityError:
         found.add((*where, "unit"), f"unknown unit '{entry.unit}' (e.g. s, ms, us, GB/s, Gb/s)")
-        return
+        return None
     if unit.dimension != model.dimension:
         kind = "a time" if model.dimension == Dimension.TIME else "a data rate"
         found.add((*where, "unit"), f"'{entry.compute.model}' computes {kind}; '{entry.unit}' does not measure it")
@@ -498,12 +514,13 @@ def _check_numeric(
             f"{', '.join(sorted(model.required | model.optional))})",
         )
     if missing or unknown:
-        return
+        return None
     count = math.prod(len(probe_values(values)) for values in parameters.values())
     if count > MAX_COMBINATIONS:
         found.add((*where, "parameters"), f"{count} combinations of parameters to check; at most {MAX_COMBINATIONS}")
-        return
+        return None
     names = sorted(parameters)
+    largest = 0.0
     for values in itertools.product(*(probe_values(parameters[name]) for name in names)):
         drawn = dict(zip(names, values, strict=True))
         try:
@@ -513,7 +530,9 @@ def _check_numeric(
                 (*where, "parameters", error.parameter if error.parameter in parameters else "parameters"),
                 f"the simulator refuses {drawn}: {error.message}",
             )
-            return
+            return None
         if not (computed.value > 0 and math.isfinite(computed.value)):
             found.add((*where, "parameters"), f"the answer for {drawn} is {computed.value}, not a positive number")
-            return
+            return None
+        largest = max(largest, computed.value / unit.to_base)
+    return largest

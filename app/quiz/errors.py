@@ -1,11 +1,13 @@
-"""Domain errors of the quiz service; the web layer maps each to an HTTP status and a translated message."""
+"""Domain errors of the quiz service. The web layer maps each to an HTTP response once (app/web/exceptions.py),
+as a page, an HTMX fragment or JSON, in the learner's language; the errors carry what that response shows."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from app.quiz.views import AnswerView, AttemptView
+    from app.quiz.bank import Quiz
+    from app.quiz.readmodels import AnswerView, AttemptView
 
 
 class QuizError(Exception):
@@ -20,36 +22,54 @@ class AttemptNotFoundError(QuizError):
     """Unknown attempt, or one that belongs to another learner: the two are indistinguishable on purpose."""
 
 
-class InvalidSubmissionError(QuizError):
-    """The answer cannot be graded (malformed, unknown token, wrong kind of unit); nothing was stored."""
+class QuestionError(QuizError):
+    """An answer to `question_id` of `attempt` was not accepted; the attempt is shown as it is now."""
 
-    def __init__(self, code: str) -> None:
+    def __init__(self, attempt: AttemptView, question_id: str, code: str) -> None:
         super().__init__(code)
+        self.attempt = attempt
+        self.question_id = question_id
         self.code = code
 
 
-class AlreadyAnsweredError(QuizError):
+class InvalidSubmissionError(QuestionError):
+    """The answer cannot be graded (malformed, unknown token, wrong kind of unit, out of range); nothing was
+    stored."""
+
+
+class AlreadyAnsweredError(QuestionError):
     """The question is locked; carries the stored result, which did not change."""
 
-    def __init__(self, answer: AnswerView, attempt: AttemptView) -> None:
-        super().__init__(answer.question_id)
+    def __init__(self, attempt: AttemptView, answer: AnswerView) -> None:
+        super().__init__(attempt, answer.question_id, "already_answered")
         self.answer = answer
-        self.attempt = attempt
 
 
-class AttemptClosedError(QuizError):
-    """The attempt is finished or expired (`timed_out`: it expired just now, because of this request)."""
+class AttemptClosedError(QuestionError):
+    """The attempt is finished or expired (code "timed_out": it expired just now, because of this request)."""
 
-    def __init__(self, attempt: AttemptView, timed_out: bool = False) -> None:
-        super().__init__(attempt.state)
-        self.attempt = attempt
-        self.timed_out = timed_out
+
+class UnknownQuestionError(QuizError):
+    """The question is not part of the attempt (or the attempt's question cannot be shown)."""
 
 
 class RateLimitedError(QuizError):
-    """Too many requests (`reason`: "requests", "exam_daily" or "exam_gap"); retry after `retry_after_s`."""
+    """Too many requests (`reason`: "requests", "exam_daily" or "exam_gap"); retry after `retry_after_s`.
 
-    def __init__(self, retry_after_s: int, reason: str = "requests") -> None:
+    `quiz` is set when a start was refused (its landing page shows the message), `attempt` and `question_id`
+    when an answer was (its question shows it)."""
+
+    def __init__(
+        self,
+        retry_after_s: int,
+        reason: str = "requests",
+        quiz: Quiz | None = None,
+        attempt: AttemptView | None = None,
+        question_id: str | None = None,
+    ) -> None:
         super().__init__(reason)
         self.retry_after_s = retry_after_s
         self.reason = reason
+        self.quiz = quiz
+        self.attempt = attempt
+        self.question_id = question_id

@@ -1,12 +1,16 @@
-"""The quiz's sentences for learners, in English; the web layer translates them (gettext extracts `_`)."""
+"""The quiz's sentences for learners: the English messages (extracted by gettext) and `QuizText`, which puts
+them in the learner's language with the catalog the web layer hands it."""
 
 from __future__ import annotations
 
+import gettext
+from dataclasses import dataclass
+from typing import Any
 
-def _(message: str) -> str:
-    """Marks a message for extraction; translated where it is shown."""
-    return message
-
+from app.formatting import significant
+from app.i18n import _
+from app.quiz.errors import RateLimitedError
+from app.quiz.readmodels import AnswerView, DrawnView, Feedback
 
 SUBMISSION_ERRORS: dict[str, str] = {
     "no_choice": _("Choose an answer first."),
@@ -15,11 +19,12 @@ SUBMISSION_ERRORS: dict[str, str] = {
     "unknown_question": _("This question is not part of this attempt."),
     "expected_tokens": _("This question is answered by choosing options."),
     "expected_value": _("This question is answered with a number and a unit."),
-    "not_a_number": _("Type a number, for example 2.4 ms or 450 GB/s."),
-    "missing_unit": _("Add a unit, for example ms or GB/s."),
+    "not_a_number": _("Type a number followed by its unit."),
+    "missing_unit": _("Add a unit after the number (s, ms, µs for time; GB/s or Gb/s for bandwidth)."),
     "unknown_unit": _("Unknown unit. Use s, ms, µs, ns for time, or B/s, MB/s, GB/s, TB/s, Gb/s for bandwidth."),
     "wrong_dimension": _("That unit measures something else: this question asks for %(unit)s."),
     "too_long": _("That answer is too long."),
+    "out_of_range": _("That number is too large or too small to be an answer to any question here."),
     "malformed": _("The answer could not be read."),
 }
 
@@ -39,6 +44,8 @@ DIAGNOSES: dict[str, str] = {
     "arithmetic": _("Not a unit slip: your answer is %(ratio)s× the right one. Recheck the arithmetic."),
     "sign": _("A time or a bandwidth cannot be negative."),
 }
+NOT_A_UNIT_SLIP = _("Not one of the usual unit slips: recheck the arithmetic.")
+HINT = _("In %(unit)s, or with another unit of the same kind: the format is like %(example)s.")
 
 MISCONCEPTIONS: dict[str, str] = {
     "direction": _("Both directions versus one"),
@@ -66,3 +73,87 @@ RATE_LIMITS: dict[str, str] = {
 }
 
 NOT_FOUND = _("There is no such quiz or attempt.")
+
+UNAVAILABLE = _(
+    "The course database is not answering right now. Your answers so far are safe; please try again in a minute."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackLine:
+    label: str | None  # the misconception's name, when the option or the diagnosis names one
+    text: str
+
+
+class QuizText:
+    """The quiz's messages and feedback in one language."""
+
+    def __init__(self, translations: gettext.GNUTranslations, language: str) -> None:
+        self.translations = translations
+        self.language = language
+
+    def get(self, message: str, **params: Any) -> str:
+        translated = self.translations.gettext(message)
+        return translated % params if params else translated
+
+    def submission_error(self, code: str, unit: str | None = None) -> str:
+        return self.get(
+            SUBMISSION_ERRORS.get(code, SUBMISSION_ERRORS["malformed"]),
+            **({"unit": unit or ""} if code == "wrong_dimension" else {}),
+        )
+
+    def conflict(self, code: str) -> str:
+        return self.get(CONFLICTS[code])
+
+    def not_found(self) -> str:
+        return self.get(NOT_FOUND)
+
+    def unavailable(self) -> str:
+        return self.get(UNAVAILABLE)
+
+    def rate_limited(self, error: RateLimitedError) -> str:
+        wait = self.duration(error.retry_after_s)
+        if error.reason == "exam_daily":
+            count = error.quiz.attempts_per_day if error.quiz is not None else None
+            return self.get(RATE_LIMITS["exam_daily"], count=count or 0, wait=wait)
+        if error.reason == "exam_gap":
+            return self.get(RATE_LIMITS["exam_gap"], wait=wait)
+        return self.get(RATE_LIMITS["requests"], seconds=error.retry_after_s)
+
+    def duration(self, seconds: int) -> str:
+        minutes = -(-seconds // 60)
+        if minutes >= 90:
+            hours = -(-minutes // 60)
+            return self.translations.ngettext("%(num)d hour", "%(num)d hours", hours) % {"num": hours}
+        return self.translations.ngettext("%(num)d minute", "%(num)d minutes", minutes) % {"num": minutes}
+
+    def misconception(self, code: str | None) -> str | None:
+        if code is None or code not in MISCONCEPTIONS:
+            return None
+        return self.get(MISCONCEPTIONS[code])
+
+    def feedback(self, answer: AnswerView) -> list[FeedbackLine]:
+        return [self._line(item) for item in answer.feedback]
+
+    def _line(self, item: Feedback) -> FeedbackLine:
+        if item.text is not None:
+            return FeedbackLine(self.misconception(item.misconception), item.text.get(self.language))
+        if item.diagnosis is not None:
+            codes = item.diagnosis.split("+")
+            if item.ratio is None:  # the exam: name the slip, say nothing that leads back to the answer
+                labels = [label for label in map(self.misconception, codes) if label]
+                return FeedbackLine(None, " · ".join(labels) if labels else self.get(NOT_A_UNIT_SLIP))
+            label = self.misconception(codes[0]) if len(codes) == 1 else None
+            template = DIAGNOSES.get(item.diagnosis, DIAGNOSES["arithmetic"])
+            params = {"ratio": significant(item.ratio, self.language)} if "%(ratio)s" in template else {}
+            return FeedbackLine(label, self.get(template, **params))
+        return FeedbackLine(self.misconception(item.misconception), "")
+
+    def expected(self, answer: AnswerView) -> str | None:
+        if answer.correct_value is None:
+            return None
+        return f"{significant(answer.correct_value, self.language)} {answer.drawn.unit}"
+
+    def hint(self, drawn: DrawnView) -> str:
+        example = drawn.hint_example(self.language)
+        return self.get(HINT, unit=drawn.unit or "", example=example or "")

@@ -1,4 +1,4 @@
-"""Quiz tables: attempts (with what was drawn), locked answers, and rate-limit counters shared by processes."""
+"""Quiz tables: attempts (with what was drawn) and locked answers."""
 
 from __future__ import annotations
 
@@ -75,14 +75,3 @@ class QuizAnswer(Base):
     diagnosis: Mapped[str | None] = mapped_column(String(40))
     ratio: Mapped[float | None] = mapped_column(Float)
     answered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-
-
-class RateLimitCounter(Base):
-    """Requests per key in a fixed window; in the database so every process and host shares it."""
-
-    __tablename__ = "rate_limit_counters"
-    __table_args__ = (Index("ix_rate_limit_counters_window_start", "window_start"),)
-
-    key: Mapped[str] = mapped_column(String(128), primary_key=True)
-    window_start: Mapped[int] = mapped_column(BigInteger, primary_key=True)  # Unix seconds
-    count: Mapped[int] = mapped_column(Integer)

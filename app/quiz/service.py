@@ -1,14 +1,16 @@
-"""Quiz transactions: start an attempt, lock an answer, finish once, read progress.
+"""The quiz service: start an attempt, lock an answer, finish once, read attempts and progress.
 
-Every function takes a Session, runs one transaction and commits it (or raises a domain error after
-committing what must persist, such as a rate-limit hit or an expiry). submit_answer, the hottest write, takes a
-Core Connection instead (Database.write_connection): it runs only Core statements, and a Session's own
-bookkeeping cost more than SQLite's work there. Concurrency:
+`QuizService` is built once per app with what it needs and owns its transactions: each public method runs one
+transaction through `Database.run` (which decides between the event loop and a thread) and raises domain errors
+(`app.quiz.errors`) that the web layer maps to HTTP once. Everything goes through SQLAlchemy 2: the ORM for
+rows, Core statements built from the mapped tables where one statement must decide a race.
+
+Concurrency:
 - A write transaction on SQLite starts with BEGIN IMMEDIATE, so writers are serialised.
 - On PostgreSQL, answer and finish lock the attempt row first (SELECT ... FOR UPDATE), so an answer cannot slip
   in between the finishing UPDATE and the score it computes.
-- start_attempt upserts the learner row first (an attempt is a learner's first write). The upsert also locks
-  that row on PostgreSQL, which serialises a learner's concurrent starts (the exam's attempts-per-day check).
+- Starting upserts the learner row first (an attempt is a learner's first write); the upsert also locks that row
+  on PostgreSQL, which serialises a learner's concurrent starts (the exam's attempts-per-day check).
 - An answer is an INSERT ... ON CONFLICT DO NOTHING on UNIQUE(attempt_id, question_id): a second, concurrent or
   replayed answer inserts nothing and gets the stored one back, without aborting the transaction.
 - Finishing is UPDATE ... WHERE state IN ('created', 'in_progress'): only one request can change the row.
@@ -16,16 +18,20 @@ bookkeeping cost more than SQLite's work there. Concurrency:
 
 from __future__ import annotations
 
+import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import bindparam, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session, defer
 
+from app.context import RequestContext
+from app.db import Database, DatabaseUnavailableError
 from app.learners.service import ensure_learner
-from app.quiz import ratelimit, store
 from app.quiz.bank import Quiz, QuizCatalog
 from app.quiz.draw import draw_attempt
 from app.quiz.errors import (
@@ -35,30 +41,48 @@ from app.quiz.errors import (
     InvalidSubmissionError,
     QuizNotFoundError,
     RateLimitedError,
+    UnknownQuestionError,
 )
 from app.quiz.grading import Grade, SubmissionError, grade_choice, grade_numeric
 from app.quiz.models import OPEN_STATES, QuizAnswer, QuizAttempt, aware
-from app.quiz.ratelimit import Limit
-from app.quiz.store import StoredAnswer, StoredAttempt
-from app.quiz.units import QuantityError, quantity_from_parts
-from app.quiz.views import (
+from app.quiz.readmodels import (
     AnswerView,
     AttemptView,
     DrawnView,
     answer_view,
     attempt_view,
-    drawn_questions,
-    drawn_questions_from_json,
+    drawn_for,
     stored_questions,
 )
+from app.quiz.units import QuantityError, quantity_from_parts
+from app.ratelimit import Limit, check_and_count
 
 ATTEMPT_ID_BYTES = 16  # 128 bits: unguessable (and still checked against the owner)
+_ATTEMPT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what secrets.token_urlsafe makes
 TOKEN_BYTES = 9
 MAX_TOKENS = 32
+MAX_TYPED_LENGTH = 80
 
-
-# The answer path's statements live in app.quiz.store (plain SQL on the driver's cursor: it is the hottest
-# write); the rarer ones are built here once, with bound parameters.
+# The statements of the answer path, built once with bound parameters: SQLAlchemy then compiles each a single time
+# (building a statement per call cost as much as the database's work).
+# The drawn questions (a JSON column) are loaded only when readmodels.drawn_for has not remembered them yet.
+_ATTEMPT = select(QuizAttempt).options(defer(QuizAttempt.questions)).where(QuizAttempt.id == bindparam("attempt_id"))
+_ATTEMPT_LOCKED = _ATTEMPT.with_for_update()
+_ANSWERS = select(QuizAnswer).where(QuizAnswer.attempt_id == bindparam("attempt_id")).order_by(QuizAnswer.id)
+_PASSED = (
+    select(QuizAttempt.id)
+    .where(
+        QuizAttempt.learner_id == bindparam("learner_id"),
+        QuizAttempt.quiz_id == bindparam("quiz_id"),
+        QuizAttempt.passed.is_(True),
+    )
+    .limit(1)
+)
+_MARK_IN_PROGRESS = (
+    update(QuizAttempt)
+    .where(QuizAttempt.id == bindparam("attempt_id"), QuizAttempt.state == "created")
+    .values(state="in_progress")
+)
 _CLOSE = (
     update(QuizAttempt)
     .where(QuizAttempt.id == bindparam("attempt_id"), QuizAttempt.state.in_(OPEN_STATES))
@@ -76,6 +100,17 @@ _SCORE = (
         correct_count=bindparam("correct_count"), score_percent=bindparam("score_percent"), passed=bindparam("passed")
     )
 )
+_ANSWER_COLUMNS: dict[str, Any] = {
+    name: bindparam(name)
+    for name in ("attempt_id", "question_id", "chosen", "text", "value", "correct", "diagnosis", "ratio", "answered_at")
+}
+_INSERT_ANSWER = {
+    dialect.__name__.rsplit(".", 1)[-1]: dialect.insert(QuizAnswer)
+    .values(_ANSWER_COLUMNS)
+    .on_conflict_do_nothing(index_elements=[QuizAnswer.attempt_id, QuizAnswer.question_id])
+    .returning(QuizAnswer.id)
+    for dialect in (sqlite, postgresql)
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +119,7 @@ class QuizPolicy:
 
     start_per_learner: Limit = field(default_factory=lambda: Limit(20, 600))
     start_per_client: Limit = field(default_factory=lambda: Limit(120, 600))
+    exam_start_per_client: Limit = field(default_factory=lambda: Limit(12, 86_400))
     answer_per_learner: Limit = field(default_factory=lambda: Limit(40, 60))
     answer_per_client: Limit = field(default_factory=lambda: Limit(600, 60))
 
@@ -118,296 +154,378 @@ class ExamStatus:
     wait_reason: str | None  # "exam_daily" or "exam_gap" while next_start_at is set
     passed: bool
 
-
-def _limit(executor: Session | Connection, keys: list[tuple[str, Limit]], now: datetime) -> None:
-    decisions = ratelimit.hit_all(executor, keys, now)
-    waits = [decision.retry_after_s for decision in decisions if not decision.allowed]
-    if waits:
-        executor.commit()
-        raise RateLimitedError(max(waits))
+    def wait(self, now: datetime) -> RateLimitedError | None:
+        """Why a start would be refused now, as the error a start would raise."""
+        if self.next_start_at is None or self.wait_reason is None:
+            return None
+        return RateLimitedError(_seconds_until(self.next_start_at, now), self.wait_reason)
 
 
-def start_attempt(
-    session: Session,
-    catalog: QuizCatalog,
-    learner_id: str,
-    language: str,
-    quiz_id: str,
-    client: str,
-    now: datetime,
-    policy: QuizPolicy,
-) -> AttemptView:
-    """Draw a new attempt; the learner's first write, so their row is created (or touched) here too."""
-    quiz = catalog.get(quiz_id)
-    if quiz is None:
-        raise QuizNotFoundError(quiz_id)
-    ensure_learner(session, learner_id, language)
-    _limit(
-        session,
-        [(f"start:l:{learner_id}", policy.start_per_learner), (f"start:c:{client}", policy.start_per_client)],
-        now,
-    )
-    if quiz.attempts_per_day is not None or quiz.seconds_between_attempts:
-        wait_s = _exam_wait_s(session, quiz, learner_id, now)
-        if wait_s is not None:
-            session.commit()
-            raise RateLimitedError(wait_s[0], wait_s[1])
-    connection = session.connection()
-    open_ids = (
-        connection.execute(
-            select(QuizAttempt.id).where(
-                QuizAttempt.learner_id == learner_id, QuizAttempt.quiz_id == quiz.id, QuizAttempt.state.in_(OPEN_STATES)
-            )
-        )
-        .scalars()
-        .all()
-    )
-    for open_id in open_ids:  # starting over abandons the earlier sitting
-        _close(connection, _load(connection, catalog, learner_id, open_id, lock=True), "expired", now)
-    ratelimit.forget_before(session, now)
+@dataclass(frozen=True, slots=True)
+class Landing:
+    """What a quiz's landing page shows the learner."""
 
-    seed = secrets.randbits(63)
-    drawn = draw_attempt(quiz, seed)
-    stored = []
-    for item in drawn:
-        tokens = [secrets.token_urlsafe(TOKEN_BYTES) for _ in item.option_order]
-        stored.append((item.question_id, item.parameters, list(zip(item.option_order, tokens, strict=True))))
-    attempt = QuizAttempt(
-        id=secrets.token_urlsafe(ATTEMPT_ID_BYTES),
-        learner_id=learner_id,
-        quiz_id=quiz.id,
-        state="created",
-        seed=seed,
-        questions=stored_questions(stored),
-        question_count=len(drawn),
-        started_at=now,
-        deadline_at=now + timedelta(seconds=quiz.time_limit_s) if quiz.time_limit_s else None,
-    )
-    session.add(attempt)
-    session.commit()
-    return attempt_view(attempt, quiz, drawn_questions(attempt.questions, quiz), [])
+    quiz: Quiz
+    latest: AttemptView | None
+    best_percent: int | None
+    exam: ExamStatus | None
 
 
-def _exam_wait_s(session: Session, quiz: Quiz, learner_id: str, now: datetime) -> tuple[int, str] | None:
-    window_start = now - timedelta(days=1)
-    recent = [
-        aware(moment)
-        for moment in session.scalars(
-            select(QuizAttempt.started_at)
-            .where(
-                QuizAttempt.learner_id == learner_id,
-                QuizAttempt.quiz_id == quiz.id,
-                QuizAttempt.started_at > window_start,
-            )
-            .order_by(QuizAttempt.started_at)
-        )
-    ]
-    waits: list[tuple[datetime, str]] = []
-    if quiz.attempts_per_day is not None and len(recent) >= quiz.attempts_per_day:
-        waits.append((recent[-quiz.attempts_per_day] + timedelta(days=1), "exam_daily"))
-    if recent and quiz.seconds_between_attempts:
-        waits.append((recent[-1] + timedelta(seconds=quiz.seconds_between_attempts), "exam_gap"))
-    pending = [(moment, reason) for moment, reason in waits if moment > now]
-    if not pending:
-        return None
-    moment, reason = max(pending)
-    return _seconds_until(moment, now), reason
+@dataclass(frozen=True, slots=True)
+class Progress:
+    best_scores: dict[str, int]  # quiz id -> best score over closed attempts, in percent
+    overall_percent: int  # mean of the best scores of every chapter quiz and the exam (one not taken counts 0)
+    continue_chapter: str | None = None  # the first chapter, in course order, whose quiz is not passed yet
+    ready_for_exam: bool = False  # every chapter quiz passed
+    exam_passed: bool = False
+    available: bool = True  # False when the database did not answer: the page shows no progress
+
+    @property
+    def started(self) -> bool:
+        return bool(self.best_scores)
 
 
 def _seconds_until(moment: datetime, now: datetime) -> int:
     return max(1, int((moment - now).total_seconds() + 0.999))
 
 
-def exam_status(session: Session, quiz: Quiz, learner_id: str, now: datetime) -> ExamStatus:
-    window_start = now - timedelta(days=1)
-    count = (
-        session.scalar(
-            select(func.count())
-            .select_from(QuizAttempt)
-            .where(
-                QuizAttempt.learner_id == learner_id,
-                QuizAttempt.quiz_id == quiz.id,
-                QuizAttempt.started_at > window_start,
-            )
-        )
-        or 0
-    )
-    passed = (
-        session.scalar(
-            select(func.count())
-            .select_from(QuizAttempt)
-            .where(QuizAttempt.learner_id == learner_id, QuizAttempt.quiz_id == quiz.id, QuizAttempt.passed.is_(True))
-        )
-        or 0
-    )
-    wait = _exam_wait_s(session, quiz, learner_id, now)
-    return ExamStatus(
-        attempts_in_window=int(count),
-        attempts_per_day=quiz.attempts_per_day,
-        next_start_at=now + timedelta(seconds=wait[0]) if wait else None,
-        wait_reason=wait[1] if wait else None,
-        passed=passed > 0,
-    )
+def _token() -> str:
+    return secrets.token_urlsafe(TOKEN_BYTES)
 
 
-@dataclass(frozen=True, slots=True)
-class _Loaded:
-    """An attempt row with its quiz and drawn questions."""
-
-    row: StoredAttempt
-    quiz: Quiz
-    questions: tuple[DrawnView, ...]
-
-    @property
-    def id(self) -> str:
-        return self.row.id
-
-
-def _load(connection: Connection, catalog: QuizCatalog, learner_id: str, attempt_id: str, lock: bool) -> _Loaded:
-    row = store.load_attempt(connection, attempt_id, lock)
-    quiz = catalog.get(row.quiz_id) if row is not None else None
-    if row is None or quiz is None or not secrets.compare_digest(row.learner_id, learner_id):
-        raise AttemptNotFoundError(attempt_id)
-    return _Loaded(row, quiz, drawn_questions_from_json(row.questions_json, quiz))
-
-
-def _view(connection: Connection, loaded: _Loaded) -> AttemptView:
-    return attempt_view(loaded.row, loaded.quiz, loaded.questions, store.answers(connection, loaded.id))
-
-
-def _close(connection: Connection, loaded: _Loaded, state: str, now: datetime) -> _Loaded:
-    """The one finalisation: a conditional UPDATE that scores what is stored; returns the attempt as it is now."""
-    result = connection.execute(_CLOSE, {"attempt_id": loaded.id, "new_state": state, "finished_at": now})
-    if result.rowcount == 1:
-        correct = connection.execute(_CORRECT_COUNT, {"attempt_id": loaded.id}).scalar_one()
-        total = loaded.row.question_count
-        connection.execute(
-            _SCORE,
-            {
-                "attempt_id": loaded.id,
-                "correct_count": correct,
-                "score_percent": round(100 * correct / total) if total else 0,
-                "passed": total > 0 and correct * 100 >= loaded.quiz.pass_percent * total,
-            },
-        )
-    row = store.load_attempt(connection, loaded.id, lock=False)
-    assert row is not None
-    return _Loaded(row, loaded.quiz, loaded.questions)
-
-
-def _expired(attempt: StoredAttempt, now: datetime) -> bool:
+def _expired(attempt: QuizAttempt, now: datetime) -> bool:
     return attempt.deadline_at is not None and now >= aware(attempt.deadline_at)
 
 
-def get_attempt(session: Session, catalog: QuizCatalog, learner_id: str, attempt_id: str, now: datetime) -> AttemptView:
-    """The attempt as its learner may see it; one past its time limit is closed here (with what is stored)."""
-    connection = session.connection()
-    loaded = _load(connection, catalog, learner_id, attempt_id, lock=False)
-    if loaded.row.state in OPEN_STATES and _expired(loaded.row, now):
-        loaded = _close(connection, _load(connection, catalog, learner_id, attempt_id, lock=True), "expired", now)
-    view = _view(connection, loaded)
-    session.commit()
-    return view
+class QuizService:
+    def __init__(
+        self,
+        database: Database,
+        catalog: QuizCatalog,
+        policy: QuizPolicy | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.database = database
+        self.catalog = catalog
+        self.policy = policy or QuizPolicy()
+        self.clock = clock
 
+    # --- the bank ----------------------------------------------------------------------------------------
 
-def read_attempt(session: Session, catalog: QuizCatalog, learner_id: str, attempt_id: str) -> AttemptView:
-    """The attempt as stored, without closing it if its time is up (a read that never waits on a writer)."""
-    connection = session.connection()
-    view = _view(connection, _load(connection, catalog, learner_id, attempt_id, lock=False))
-    session.rollback()
-    return view
+    def quiz(self, quiz_id: str) -> Quiz:
+        quiz = self.catalog.get(quiz_id)
+        if quiz is None:
+            raise QuizNotFoundError(quiz_id)
+        return quiz
 
+    def chapter_quiz(self, slug: str) -> Quiz:
+        quiz = self.catalog.chapter_quiz(slug)
+        if quiz is None:
+            raise QuizNotFoundError(slug)
+        return quiz
 
-def latest_attempt(session: Session, catalog: QuizCatalog, learner_id: str, quiz_id: str) -> str | None:
-    """The id of the learner's most recent attempt at this quiz (open or not)."""
-    return session.scalar(
-        select(QuizAttempt.id)
-        .where(QuizAttempt.learner_id == learner_id, QuizAttempt.quiz_id == quiz_id)
-        .order_by(QuizAttempt.started_at.desc())
-        .limit(1)
-    )
+    def exam(self) -> Quiz:
+        quiz = self.catalog.exam
+        if quiz is None:
+            raise QuizNotFoundError("exam")
+        return quiz
 
+    # --- reads and writes --------------------------------------------------------------------------------
 
-def submit_answer(
-    connection: Connection,
-    catalog: QuizCatalog,
-    learner_id: str,
-    attempt_id: str,
-    question_id: str,
-    submission: Submission,
-    client: str,
-    now: datetime,
-    policy: QuizPolicy,
-) -> Answered:
-    _limit(
-        connection,
-        [(f"answer:l:{learner_id}", policy.answer_per_learner), (f"answer:c:{client}", policy.answer_per_client)],
-        now,
-    )
-    try:
-        loaded = _load(connection, catalog, learner_id, attempt_id, lock=True)
-    except AttemptNotFoundError:
-        connection.commit()
-        raise
-    view = _view(connection, loaded)
-    drawn = view.question(question_id)
-    if drawn is None:
-        connection.commit()
-        raise InvalidSubmissionError("unknown_question")
-    stored = view.answers.get(question_id)
-    if stored is not None:
-        connection.commit()
-        raise AlreadyAnsweredError(stored, view)
-    if loaded.row.state not in OPEN_STATES:
-        connection.commit()
-        raise AttemptClosedError(view)
-    if _expired(loaded.row, now):
-        closed = _view(connection, _close(connection, loaded, "expired", now))
-        connection.commit()
-        raise AttemptClosedError(closed, timed_out=True)
+    async def landing(self, context: RequestContext, quiz: Quiz) -> Landing:
+        def work(session: Session) -> Landing:
+            latest_id = session.scalar(
+                select(QuizAttempt.id)
+                .where(QuizAttempt.learner_id == context.learner_id, QuizAttempt.quiz_id == quiz.id)
+                .order_by(QuizAttempt.started_at.desc())
+                .limit(1)
+            )
+            latest = self._current(session, context, latest_id) if latest_id is not None else None
+            best = self._best_scores(session, context.learner_id).get(quiz.id)
+            exam = self._exam_status(session, quiz, context) if quiz.is_exam else None
+            return Landing(quiz, latest, best, exam)
 
-    try:
-        grade, chosen, text, value = _grade(drawn.question.type, drawn, submission)
-    except InvalidSubmissionError:
-        connection.commit()
-        raise
-    chosen_list = list(chosen) if chosen is not None else None
-    inserted = store.insert_answer(
-        connection,
-        store.NewAnswer(
-            attempt_id=loaded.id,
-            question_id=question_id,
-            chosen=chosen_list,
-            text=text,
-            value=value,
-            correct=grade.correct,
-            diagnosis=grade.diagnosis,
-            ratio=grade.ratio,
-            answered_at=now,
-        ),
-    )
-    if not inserted:  # lost a race that the row lock should have prevented: still, never grade twice
-        stored_now = next(
-            answer_view(drawn, row) for row in store.answers(connection, loaded.id) if row.question_id == question_id
+        return await self.database.run(work, write=True)
+
+    async def start(self, context: RequestContext, quiz: Quiz) -> AttemptView:
+        """Draw a new attempt; the learner's first write, so their row is created (or touched) here too."""
+
+        def work(session: Session) -> AttemptView:
+            ensure_learner(session, context.learner_id, context.language)
+            limits = [
+                (f"start:l:{context.learner_id}", self.policy.start_per_learner),
+                (f"start:c:{context.client}", self.policy.start_per_client),
+            ]
+            if quiz.is_exam:
+                limits.append((f"exam:c:{context.client}", self.policy.exam_start_per_client))
+            refusal = check_and_count(session, limits, context.now)
+            if refusal is not None:
+                raise RateLimitedError(refusal.retry_after_s, quiz=quiz)
+            if quiz.attempts_per_day is not None or quiz.seconds_between_attempts:
+                wait = self._exam_status(session, quiz, context).wait(context.now)
+                if wait is not None:
+                    session.rollback()  # the refused start must not count against the address either
+                    raise RateLimitedError(wait.retry_after_s, wait.reason, quiz=quiz)
+            open_attempts = session.scalars(
+                select(QuizAttempt)
+                .where(
+                    QuizAttempt.learner_id == context.learner_id,
+                    QuizAttempt.quiz_id == quiz.id,
+                    QuizAttempt.state.in_(OPEN_STATES),
+                )
+                .with_for_update()
+            ).all()
+            for attempt in open_attempts:  # starting over abandons the earlier sitting
+                self._close(session, attempt, quiz, "expired", context.now)
+            return self._draw(session, context, quiz)
+
+        return await self.database.run(work, write=True)
+
+    def _draw(self, session: Session, context: RequestContext, quiz: Quiz) -> AttemptView:
+        seed = secrets.randbits(63)
+        stored = [
+            (
+                item.question_id,
+                item.parameters,
+                [(index, secrets.token_urlsafe(TOKEN_BYTES)) for index in item.option_order],
+            )
+            for item in draw_attempt(quiz, seed)
+        ]
+        attempt = QuizAttempt(
+            id=secrets.token_urlsafe(ATTEMPT_ID_BYTES),
+            learner_id=context.learner_id,
+            quiz_id=quiz.id,
+            state="created",
+            seed=seed,
+            questions=stored_questions(stored),
+            question_count=len(stored),
+            started_at=context.now,
+            deadline_at=context.now + timedelta(seconds=quiz.time_limit_s) if quiz.time_limit_s else None,
         )
-        connection.commit()
-        raise AlreadyAnsweredError(stored_now, replace(view, answers={**view.answers, question_id: stored_now}))
-    locked = answer_view(
-        drawn, StoredAnswer(question_id, chosen_list, text, grade.correct, grade.diagnosis, grade.ratio)
-    )
-    if loaded.row.state == "created":
-        store.mark_in_progress(connection, loaded.id)
-    connection.commit()
-    return Answered(replace(view, state="in_progress", answers={**view.answers, question_id: locked}), locked)
+        session.add(attempt)
+        session.flush()
+        return attempt_view(attempt, quiz, [], self._reveal(session, quiz, context), drawn_for(attempt, quiz))
+
+    async def attempt(self, context: RequestContext, attempt_id: str) -> AttemptView:
+        """The attempt as its learner may see it; one past its time limit is closed here (with what is stored)."""
+        return await self.database.run(lambda session: self._current(session, context, attempt_id), write=True)
+
+    async def answer(
+        self, context: RequestContext, attempt_id: str, question_id: str, submission: Submission
+    ) -> Answered:
+        def work(session: Session) -> Answered:
+            refusal = check_and_count(
+                session,
+                [
+                    (f"answer:l:{context.learner_id}", self.policy.answer_per_learner),
+                    (f"answer:c:{context.client}", self.policy.answer_per_client),
+                ],
+                context.now,
+            )
+            attempt, quiz = self._load(session, context, attempt_id, lock=True)
+            view = self._view(session, context, attempt, quiz)
+            drawn = view.question(question_id)
+            if drawn is None:
+                raise UnknownQuestionError(question_id)
+            if refusal is not None:
+                raise RateLimitedError(refusal.retry_after_s, attempt=view, question_id=question_id)
+            stored = view.answers.get(question_id)
+            if stored is not None:
+                session.commit()
+                raise AlreadyAnsweredError(view, stored)
+            if attempt.state not in OPEN_STATES:
+                session.commit()
+                raise AttemptClosedError(view, question_id, "closed")
+            if _expired(attempt, context.now):
+                self._close(session, attempt, quiz, "expired", context.now)
+                closed = self._view(session, context, attempt, quiz)
+                session.commit()
+                raise AttemptClosedError(closed, question_id, "timed_out")
+            try:
+                grade, chosen, typed, value = _grade(drawn, submission)
+            except SubmissionError as error:
+                session.commit()
+                raise InvalidSubmissionError(view, question_id, error.code) from None
+            return self._lock(session, view, attempt, drawn, grade, chosen, typed, value, context.now)
+
+        return await self.database.run(work, write=True)
+
+    def _lock(
+        self,
+        session: Session,
+        view: AttemptView,
+        attempt: QuizAttempt,
+        drawn: DrawnView,
+        grade: Grade,
+        chosen: list[int] | None,
+        typed: str | None,
+        value: float | None,
+        now: datetime,
+    ) -> Answered:
+        inserted = (
+            session.connection()
+            .execute(
+                _INSERT_ANSWER[session.get_bind().dialect.name],
+                {
+                    "attempt_id": attempt.id,
+                    "question_id": drawn.id,
+                    "chosen": chosen,
+                    "text": typed,
+                    "value": value,
+                    "correct": grade.correct,
+                    "diagnosis": grade.diagnosis,
+                    "ratio": grade.ratio,
+                    "answered_at": now,
+                },
+            )
+            .first()
+        )
+        if inserted is None:  # lost a race that the row lock should have prevented: still, never grade twice
+            row = session.scalars(
+                select(QuizAnswer).where(QuizAnswer.attempt_id == attempt.id, QuizAnswer.question_id == drawn.id)
+            ).one()
+            stored = answer_view(drawn, row, view.reveal)
+            session.commit()
+            raise AlreadyAnsweredError(replace(view, answers={**view.answers, drawn.id: stored}), stored)
+        if attempt.state == "created":
+            session.connection().execute(_MARK_IN_PROGRESS, {"attempt_id": attempt.id})
+        locked = AnswerView(drawn.id, drawn, grade, tuple(chosen or ()), typed, answered=True, reveal=view.reveal)
+        return Answered(replace(view, state="in_progress", answers={**view.answers, drawn.id: locked}), locked)
+
+    async def finish(self, context: RequestContext, attempt_id: str) -> AttemptView:
+        """Close the attempt (once: a repeated finish returns the stored result)."""
+
+        def work(session: Session) -> AttemptView:
+            attempt, quiz = self._load(session, context, attempt_id, lock=True)
+            state = "expired" if _expired(attempt, context.now) else "finished"
+            self._close(session, attempt, quiz, state, context.now)
+            return self._view(session, context, attempt, quiz)
+
+        return await self.database.run(work, write=True)
+
+    async def progress(self, context: RequestContext, chapter_order: Sequence[str]) -> Progress:
+        """The learner's progress over the chapter quizzes and the exam, and where to continue; with the
+        database down, an empty progress marked unavailable (the home page still opens)."""
+
+        def work(session: Session) -> Progress:
+            return self._progress(self._best_scores(session, context.learner_id), chapter_order)
+
+        if not context.returning:
+            return self._progress({}, chapter_order)
+        try:
+            return await self.database.run(work)
+        except DatabaseUnavailableError:
+            return Progress({}, 0, available=False)
+
+    def _progress(self, best: dict[str, int], chapter_order: Sequence[str]) -> Progress:
+        counted = [quiz for quiz in self.catalog if not quiz.is_exam or self.catalog.exam is quiz]
+        overall = round(sum(best.get(quiz.id, 0) for quiz in counted) / len(counted)) if counted else 0
+        exam = self.catalog.exam
+        exam_passed = exam is not None and best.get(exam.id, 0) >= exam.pass_percent
+        if not best:
+            return Progress(best, overall)
+        for slug in chapter_order:
+            quiz = self.catalog.chapter_quiz(slug)
+            if quiz is not None and best.get(quiz.id, 0) < quiz.pass_percent:
+                return Progress(best, overall, continue_chapter=slug, exam_passed=exam_passed)
+        return Progress(best, overall, ready_for_exam=exam is not None, exam_passed=exam_passed)
+
+    # --- within a transaction ----------------------------------------------------------------------------
+
+    def _load(self, session: Session, context: RequestContext, attempt_id: str, lock: bool) -> tuple[QuizAttempt, Quiz]:
+        if not _ATTEMPT_ID.fullmatch(attempt_id):  # not one we made, and PostgreSQL fails on a NUL in the query
+            raise AttemptNotFoundError(attempt_id)
+        statement = _ATTEMPT_LOCKED if lock else _ATTEMPT
+        attempt = session.scalars(statement, {"attempt_id": attempt_id[:64]}).one_or_none()
+        quiz = self.catalog.get(attempt.quiz_id) if attempt is not None else None
+        if attempt is None or quiz is None or not secrets.compare_digest(attempt.learner_id, context.learner_id):
+            raise AttemptNotFoundError(attempt_id)
+        return attempt, quiz
+
+    def _current(self, session: Session, context: RequestContext, attempt_id: str) -> AttemptView:
+        attempt, quiz = self._load(session, context, attempt_id, lock=False)
+        if attempt.state in OPEN_STATES and _expired(attempt, context.now):
+            attempt, quiz = self._load(session, context, attempt_id, lock=True)
+            self._close(session, attempt, quiz, "expired", context.now)
+        return self._view(session, context, attempt, quiz)
+
+    def _view(self, session: Session, context: RequestContext, attempt: QuizAttempt, quiz: Quiz) -> AttemptView:
+        answers = list(session.scalars(_ANSWERS, {"attempt_id": attempt.id}))
+        return attempt_view(attempt, quiz, answers, self._reveal(session, quiz, context), drawn_for(attempt, quiz))
+
+    def _reveal(self, session: Session, quiz: Quiz, context: RequestContext) -> bool:
+        """Practice quizzes show every answer; the exam shows its answers only to a learner who has passed it."""
+        return not quiz.is_exam or self._has_passed(session, quiz, context.learner_id)
+
+    @staticmethod
+    def _has_passed(session: Session, quiz: Quiz, learner_id: str) -> bool:
+        return session.scalar(_PASSED, {"learner_id": learner_id, "quiz_id": quiz.id}) is not None
+
+    @staticmethod
+    def _close(session: Session, attempt: QuizAttempt, quiz: Quiz, state: str, now: datetime) -> None:
+        """The one finalisation: a conditional UPDATE, then the score of what is stored."""
+        connection = session.connection()
+        closed = connection.execute(_CLOSE, {"attempt_id": attempt.id, "new_state": state, "finished_at": now})
+        if closed.rowcount == 1:
+            correct = connection.execute(_CORRECT_COUNT, {"attempt_id": attempt.id}).scalar_one()
+            total = attempt.question_count
+            connection.execute(
+                _SCORE,
+                {
+                    "attempt_id": attempt.id,
+                    "correct_count": correct,
+                    "score_percent": round(100 * correct / total) if total else 0,
+                    "passed": total > 0 and correct * 100 >= quiz.pass_percent * total,
+                },
+            )
+        session.refresh(attempt)
+
+    def _exam_status(self, session: Session, quiz: Quiz, context: RequestContext) -> ExamStatus:
+        window_start = context.now - timedelta(days=1)
+        recent = [
+            aware(moment)
+            for moment in session.scalars(
+                select(QuizAttempt.started_at)
+                .where(
+                    QuizAttempt.learner_id == context.learner_id,
+                    QuizAttempt.quiz_id == quiz.id,
+                    QuizAttempt.started_at > window_start,
+                )
+                .order_by(QuizAttempt.started_at)
+            )
+        ]
+        waits: list[tuple[datetime, str]] = []
+        if quiz.attempts_per_day is not None and len(recent) >= quiz.attempts_per_day:
+            waits.append((recent[-quiz.attempts_per_day] + timedelta(days=1), "exam_daily"))
+        if recent and quiz.seconds_between_attempts:
+            waits.append((recent[-1] + timedelta(seconds=quiz.seconds_between_attempts), "exam_gap"))
+        pending = [(moment, reason) for moment, reason in waits if moment > context.now]
+        moment, reason = max(pending) if pending else (None, None)
+        return ExamStatus(
+            attempts_in_window=len(recent),
+            attempts_per_day=quiz.attempts_per_day,
+            next_start_at=moment,
+            wait_reason=reason,
+            passed=self._has_passed(session, quiz, context.learner_id),
+        )
+
+    @staticmethod
+    def _best_scores(session: Session, learner_id: str) -> dict[str, int]:
+        rows = session.execute(
+            select(QuizAttempt.quiz_id, func.max(QuizAttempt.score_percent))
+            .where(QuizAttempt.learner_id == learner_id, QuizAttempt.state.not_in(OPEN_STATES))
+            .group_by(QuizAttempt.quiz_id)
+        )
+        return {quiz_id: int(best) for quiz_id, best in rows if best is not None}
 
 
-def _grade(
-    kind: str, drawn: DrawnView, submission: Submission
-) -> tuple[Grade, tuple[int, ...] | None, str | None, float | None]:
+def _grade(drawn: DrawnView, submission: Submission) -> tuple[Grade, list[int] | None, str | None, float | None]:
+    """The grade, and what is stored: chosen option indexes, or the quantity as typed and in base units.
+    Raises SubmissionError for what cannot be graded."""
     try:
-        if kind == "numeric":
+        if drawn.type == "numeric":
             if not isinstance(submission, NumericSubmission):
-                raise InvalidSubmissionError("expected_value")
+                raise SubmissionError("expected_value")
             assert drawn.unit is not None
             quantity = quantity_from_parts(submission.value, submission.unit, drawn.unit)
             grade = grade_numeric(drawn.question, drawn.question.compute(drawn.parameters), quantity)
@@ -416,66 +534,13 @@ def _grade(
                 if submission.unit and not isinstance(submission.value, str)
                 else str(submission.value)
             )
-            return grade, None, typed.strip()[:80], quantity.base_value
+            return grade, None, typed.strip()[:MAX_TYPED_LENGTH], quantity.base_value
         if not isinstance(submission, ChoiceSubmission):
-            raise InvalidSubmissionError("expected_tokens")
-        if len(submission.tokens) > MAX_TOKENS:
-            raise InvalidSubmissionError("unknown_option")
+            raise SubmissionError("expected_tokens")
         indexes = drawn.token_to_index()
-        unknown = [token for token in submission.tokens if token not in indexes]
-        if unknown:
-            raise InvalidSubmissionError("unknown_option")
-        chosen = tuple(sorted({indexes[token] for token in submission.tokens}))
+        if len(submission.tokens) > MAX_TOKENS or any(token not in indexes for token in submission.tokens):
+            raise SubmissionError("unknown_option")
+        chosen = sorted({indexes[token] for token in submission.tokens})
         return grade_choice(drawn.question, chosen), chosen, None, None
     except QuantityError as error:
-        raise InvalidSubmissionError(error.code) from None
-    except SubmissionError as error:
-        raise InvalidSubmissionError(error.code) from None
-
-
-def finish_attempt(
-    session: Session, catalog: QuizCatalog, learner_id: str, attempt_id: str, now: datetime
-) -> AttemptView:
-    """Close the attempt (once: a repeated finish returns the stored result)."""
-    connection = session.connection()
-    loaded = _load(connection, catalog, learner_id, attempt_id, lock=True)
-    closed = _close(connection, loaded, "expired" if _expired(loaded.row, now) else "finished", now)
-    view = _view(connection, closed)
-    session.commit()
-    return view
-
-
-def best_scores(session: Session, learner_id: str) -> dict[str, int]:
-    """The best score per quiz over the learner's closed attempts."""
-    rows = session.execute(
-        select(QuizAttempt.quiz_id, func.max(QuizAttempt.score_percent))
-        .where(QuizAttempt.learner_id == learner_id, QuizAttempt.state.not_in(OPEN_STATES))
-        .group_by(QuizAttempt.quiz_id)
-    )
-    return {quiz_id: int(best) for quiz_id, best in rows if best is not None}
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    best_scores: dict[str, int]  # quiz id -> best score over closed attempts, in percent
-    overall_percent: int  # mean of the best scores of every chapter quiz (a quiz not yet taken counts 0)
-    continue_chapter: str | None = None  # the first chapter, in course order, whose quiz is not passed yet
-    ready_for_exam: bool = False  # every chapter quiz passed
-
-    @property
-    def started(self) -> bool:
-        return bool(self.best_scores)
-
-
-def course_progress(session: Session, catalog: QuizCatalog, learner_id: str, chapter_order: Sequence[str]) -> Progress:
-    """The learner's quiz progress, and where to continue: chapters are taken in `chapter_order`."""
-    best = best_scores(session, learner_id)
-    chapter_quizzes = [quiz for quiz in catalog if not quiz.is_exam]
-    overall = sum(best.get(quiz.id, 0) for quiz in chapter_quizzes) / len(chapter_quizzes) if chapter_quizzes else 0
-    if not best:
-        return Progress(best, round(overall))
-    for slug in chapter_order:
-        quiz = catalog.chapter_quiz(slug)
-        if quiz is not None and best.get(quiz.id, 0) < quiz.pass_percent:
-            return Progress(best, round(overall), continue_chapter=slug)
-    return Progress(best, round(overall), ready_for_exam=catalog.exam is not None)
+        raise SubmissionError(error.code) from None

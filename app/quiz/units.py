@@ -65,6 +65,9 @@ _NUMBER = re.compile(
     r"^\s*(?P<number>[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*(?P<unit>\S.*?)?\s*$"
 )
 MAX_TEXT_LENGTH = 64
+# The magnitudes an answer may have, in base units: far beyond any answer in the course (115 days; an exabyte
+# per second), and small enough that the grader's ratios and their formatting stay finite.
+MAGNITUDES: dict[Dimension, tuple[float, float]] = {Dimension.TIME: (1e-12, 1e7), Dimension.RATE: (1e-3, 1e18)}
 
 
 def unit_named(symbol: str) -> Unit:
@@ -95,7 +98,16 @@ def parse_quantity(text: str, default_unit: str | None = None) -> Quantity:
     symbol = match["unit"] or default_unit
     if symbol is None:
         raise QuantityError("missing_unit", text)
-    return Quantity(value, unit_named(symbol))
+    return _in_range(Quantity(value, unit_named(symbol)), text)
+
+
+def _in_range(quantity: Quantity, text: str) -> Quantity:
+    smallest, largest = MAGNITUDES[quantity.unit.dimension]
+    magnitude = abs(quantity.base_value)
+    # A typed value that is not zero is judged by itself too: 5e-324 ns underflows to 0 s in base units.
+    if magnitude > largest or (quantity.value != 0 and magnitude < smallest):
+        raise QuantityError("out_of_range", text)
+    return quantity
 
 
 def quantity_from_parts(value: float | str, unit: str | None, default_unit: str) -> Quantity:
@@ -104,7 +116,7 @@ def quantity_from_parts(value: float | str, unit: str | None, default_unit: str)
         return parse_quantity(f"{value} {unit}" if unit and not _has_unit(value) else value, default_unit)
     if isinstance(value, bool) or not math.isfinite(value):
         raise QuantityError("not_a_number", str(value))
-    return Quantity(float(value), unit_named(unit) if unit else unit_named(default_unit))
+    return _in_range(Quantity(float(value), unit_named(unit) if unit else unit_named(default_unit)), str(value))
 
 
 def _has_unit(text: str) -> bool:

@@ -11,17 +11,19 @@ from pathlib import Path
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from starlette.requests import HTTPConnection
 
-SUPPORTED_LANGUAGES: tuple[str, ...] = ("en", "ko")
-DEFAULT_LANGUAGE = "en"
+from app.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from app.web.cookies import cookie_name
+
 LANGUAGE_COOKIE = "lang"
+
 TRANSLATIONS_DIR = Path(__file__).resolve().parent / "translations"
-LANGUAGE_NAMES = {"en": "English", "ko": "한국어"}
 
 
 def load_translations(directory: Path = TRANSLATIONS_DIR) -> dict[str, gettext.GNUTranslations]:
     catalogs: dict[str, gettext.GNUTranslations] = {}
-    for language in SUPPORTED_LANGUAGES:
+    for language in LANGUAGES:
         po_path = directory / language / "LC_MESSAGES" / "messages.po"
         with po_path.open("rb") as po_file:
             catalog = read_po(po_file, locale=language)
@@ -54,10 +56,28 @@ def parse_accept_language(header: str) -> list[str]:
 
 
 def negotiate_language(cookie_value: str | None, accept_language: str | None) -> str:
-    if cookie_value in SUPPORTED_LANGUAGES:
+    if cookie_value in LANGUAGES:
         return cookie_value
     for tag in parse_accept_language(accept_language or ""):
         primary = tag.split("-")[0]
-        if primary in SUPPORTED_LANGUAGES:
+        if primary in LANGUAGES:
             return primary
     return DEFAULT_LANGUAGE
+
+
+def request_language(connection: HTTPConnection) -> str:
+    """The path's language, else an API call's ?lang=, else the cookie, else Accept-Language."""
+    first_segment = connection.url.path.strip("/").split("/", 1)[0]
+    if first_segment in LANGUAGES:
+        return first_segment
+    query_language = connection.query_params.get("lang")
+    if query_language in LANGUAGES:
+        return query_language
+    return preferred_language(connection)
+
+
+def preferred_language(connection: HTTPConnection) -> str:
+    """The remembered language (cookie), else the browser's (Accept-Language), else English."""
+    secure = connection.url.scheme == "https"
+    cookie = connection.cookies.get(cookie_name(LANGUAGE_COOKIE, secure))
+    return negotiate_language(cookie, connection.headers.get("accept-language"))

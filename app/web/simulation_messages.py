@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import gettext
 
+from app.i18n import _
 from app.simulator import SimulationError
-
-
-def _(message: str) -> str:
-    """Marks a message for extraction; translated at call time below."""
-    return message
-
 
 _TEMPLATES: dict[str, str] = {
     "out_of_range": _("%(parameter)s is out of range: allowed %(allowed)s."),

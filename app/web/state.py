@@ -1,16 +1,22 @@
-"""Everything a request needs that is built once per process: settings, database, rendered course, templates."""
+"""Everything a request needs that is built once per process, and the one typed way to reach it."""
 
 from __future__ import annotations
 
 import gettext
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 
+from starlette.requests import HTTPConnection
+
+from app.certificates.service import CertificateService
 from app.config import Settings
 from app.content import Course
 from app.db import Database
-from app.quiz.bank import QuizCatalog
-from app.quiz.service import QuizPolicy
-from app.web.metrics import RequestMetrics
+from app.quiz.service import QuizService
+from app.web.diagrams.render import DiagramRenderer
+from app.web.middleware.metrics import RequestMetrics
+from app.web.middleware.security import TrustedOrigins
 from app.web.templating import Templates
 
 
@@ -22,6 +28,14 @@ class AppState:
     course: Course
     translations: dict[str, gettext.GNUTranslations]
     templates: Templates
+    diagrams: DiagramRenderer
     metrics: RequestMetrics
-    quizzes: QuizCatalog
-    quiz_policy: QuizPolicy = field(default_factory=QuizPolicy)
+    trusted: TrustedOrigins
+    quiz: QuizService
+    certificates: CertificateService
+    clock: Callable[[], datetime]
+
+
+def app_state(connection: HTTPConnection) -> AppState:
+    state: AppState = connection.app.state.interconnects
+    return state

@@ -6,11 +6,7 @@ import gettext
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-
-def _(message: str) -> str:
-    """Marks a message for extraction; translated at call time below."""
-    return message
-
+from app.i18n import _
 
 _BY_TYPE: dict[str, str] = {
     "missing": _("%(parameter)s is required."),

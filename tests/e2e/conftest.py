@@ -10,20 +10,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from tests.e2e.browser import AXE_SOURCE, CHROMIUM, CHROMIUM_ARGS, open_page
 from tests.servers import INTERCONNECTS_SERVE, running_server
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-AXE_SOURCE = PROJECT_ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -60,15 +48,13 @@ def browser(live_server: str) -> Iterator[Browser]:
 
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
-    opened = context.new_page()
-    yield opened
-    context.close()
+    with open_page(browser) as opened:
+        yield opened
 
 
 @pytest.fixture(scope="session")
 def screenshot_dir() -> Path | None:
-    """Set SCREENSHOT_DIR to keep screenshots of the pages the tests visit, for people to look at."""
+    """Set SCREENSHOT_DIR to keep screenshots of the pages the tests visit, for people to look at (it is emptied)."""
     configured = os.environ.get("SCREENSHOT_DIR")
     if not configured:
         return None

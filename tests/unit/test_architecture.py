@@ -1,83 +1,394 @@
-"""The import rules of DESIGN §1, enforced on the source."""
+"""The import rules of the redesign, enforced on the source through its syntax tree.
+
+Each rule is a function from one module's source to the problems it finds. Every rule runs over all of app/,
+and every rule is also fed a small bad example, so that a rule which could never fire does not pass silently.
+"""
 
 from __future__ import annotations
 
 import ast
 import sys
-from pathlib import Path
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import pytest
 
-APP_DIR = Path(__file__).resolve().parents[2] / "app"
-WEB_ONLY = ("fastapi", "starlette", "jinja2", "markupsafe", "uvicorn")
-FEATURES = ("content", "quiz", "certificates", "newsletter", "learners")
+from tests.conftest import PROJECT_ROOT
+
+APP_DIR = PROJECT_ROOT / "app"
+WEB_FRAMEWORKS = ("fastapi", "starlette", "jinja2", "markupsafe", "uvicorn")
+FEATURES = ("content", "quiz", "learners", "certificates", "newsletter")
+# Top-level modules that hold no feature and no web: any feature may import them.
+NEUTRAL = ("app.db", "app.config", "app.context", "app.i18n", "app.formatting", "app.validation", "app.ratelimit")
+# Edges between features: questions point into chapters, an attempt is a learner's first write, a
+# certificate is issued for a passed exam.
+FEATURE_EDGES = {"quiz": ("content", "learners"), "certificates": ("quiz", "learners")}
+ENTRY_POINTS = ("app.main", "app.cli")
+INFRASTRUCTURE = ("app.db", "app.migrations", "sqlalchemy")
+ENVIRONMENT_NAMES = frozenset({"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"})
+OS_MODULES = frozenset({"os", "posix", "nt"})
 
 
-def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text("utf-8"))
-    modules: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            modules.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            modules.add(node.module)
-            modules.update(f"{node.module}.{alias.name}" for alias in node.names)
+@dataclass(frozen=True, slots=True)
+class Module:
+    name: str  # dotted, e.g. "app.quiz.service"; a package's __init__ is the package itself
+    is_package: bool
+    tree: ast.Module
+
+    @property
+    def package(self) -> str:
+        return self.name if self.is_package else self.name.rpartition(".")[0]
+
+    def within(self, *prefixes: str) -> bool:
+        return any(_under(self.name, prefix) for prefix in prefixes)
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    name: str  # the module, or module.attribute for `from module import attribute`
+    line: int
+
+
+Rule = Callable[[Module], list[str]]
+
+
+def _under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def parse(name: str, source: str, is_package: bool = False) -> Module:
+    return Module(name, is_package, ast.parse(source))
+
+
+def app_modules() -> list[Module]:
+    modules = []
+    for path in sorted(APP_DIR.rglob("*.py")):
+        parts = path.relative_to(PROJECT_ROOT).with_suffix("").parts
+        is_package = parts[-1] == "__init__"
+        name = ".".join(parts[:-1] if is_package else parts)
+        modules.append(parse(name, path.read_text("utf-8"), is_package))
     return modules
 
 
-def package_of(path: Path) -> str:
-    relative = path.relative_to(APP_DIR)
-    return relative.parts[0] if len(relative.parts) > 1 else relative.stem
+def imports(module: Module) -> Iterator[Imported]:
+    """Every absolute import, at any depth (imports inside functions and TYPE_CHECKING blocks count too)."""
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield Imported(alias.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield Imported(node.module, node.lineno)
+            for alias in node.names:
+                yield Imported(f"{node.module}.{alias.name}", node.lineno)
 
 
-def sources() -> list[Path]:
-    return sorted(APP_DIR.rglob("*.py"))
+def _problems(module: Module, found: Iterator[tuple[int, str]]) -> list[str]:
+    """One problem per line: `from a.b import c` yields both a.b and a.b.c, and either may be the culprit."""
+    first: dict[int, str] = {}
+    for line, problem in found:
+        first.setdefault(line, problem)
+    return [f"{module.name}:{line}: {problem}" for line, problem in sorted(first.items())]
 
 
-@pytest.mark.parametrize("path", sources(), ids=lambda p: str(p.relative_to(APP_DIR)))
-def test_only_web_imports_web_frameworks(path: Path) -> None:
-    if package_of(path) in ("web", "main", "cli"):
-        return
-    offending = {m for m in imported_modules(path) if m.split(".")[0] in WEB_ONLY}
-    assert not offending, f"{path.name} imports {offending}; only app.web may"
+# --- the rules ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", sources(), ids=lambda p: str(p.relative_to(APP_DIR)))
-def test_nothing_but_main_and_cli_imports_web(path: Path) -> None:
-    if package_of(path) in ("web", "main", "cli"):
-        return
-    offending = {m for m in imported_modules(path) if m.startswith("app.web")}
-    assert not offending, f"{path.name} imports {offending}"
+def no_relative_imports(module: Module) -> list[str]:
+    return _problems(
+        module,
+        (
+            (node.lineno, f"relative import from {'.' * node.level}{node.module or ''}")
+            for node in ast.walk(module.tree)
+            if isinstance(node, ast.ImportFrom) and node.level > 0
+        ),
+    )
 
 
-@pytest.mark.parametrize("path", sorted((APP_DIR / "simulator").rglob("*.py")), ids=lambda p: p.name)
-def test_simulator_uses_only_the_standard_library(path: Path) -> None:
-    for module in imported_modules(path):
-        top = module.split(".")[0]
-        allowed = top in sys.stdlib_module_names or module.startswith("app.simulator") or module == "__future__"
-        assert allowed, f"{path.name} imports {module}"
+def web_frameworks_only_in_web(module: Module) -> list[str]:
+    if module.within("app.web", *ENTRY_POINTS):
+        return []
+    return _problems(
+        module,
+        (
+            (found.line, f"imports {found.name}; only app.web may use a web framework")
+            for found in imports(module)
+            if found.name.split(".")[0] in WEB_FRAMEWORKS
+        ),
+    )
 
 
-@pytest.mark.parametrize("path", sources(), ids=lambda p: str(p.relative_to(APP_DIR)))
-def test_features_do_not_import_each_other_except_through_allowed_edges(path: Path) -> None:
-    package = package_of(path)
-    if package not in FEATURES:
-        return
-    allowed = {package, "simulator", "db", "config"}
-    if package == "quiz":
-        allowed |= {"content", "learners"}  # questions point into chapters; an attempt is a learner's first write
-    if package == "certificates":
-        allowed |= {"quiz", "learners"}
-    for module in imported_modules(path):
-        if module.startswith("app."):
-            target = module.split(".")[1]
-            assert target in allowed or target not in (*FEATURES, "web"), f"{path.name} imports {module}"
+def web_only_from_the_entry_points(module: Module) -> list[str]:
+    if module.within("app.web", *ENTRY_POINTS):
+        return []
+    return _problems(
+        module,
+        (
+            (found.line, f"imports {found.name}; only app.main and app.cli may import app.web")
+            for found in imports(module)
+            if _under(found.name, "app.web")
+        ),
+    )
 
 
-def test_only_config_reads_the_environment() -> None:
-    for path in sources():
-        if path.name == "config.py":
+def simulator_uses_only_the_standard_library(module: Module) -> list[str]:
+    if not module.within("app.simulator"):
+        return []
+    return _problems(
+        module,
+        (
+            (found.line, f"imports {found.name}; the simulator is standard library only")
+            for found in imports(module)
+            if found.name != "__future__"
+            and found.name.split(".")[0] not in sys.stdlib_module_names
+            and not _under(found.name, "app.simulator")
+            and found.name != "app"  # `from app import simulator` names the package, then the module
+        ),
+    )
+
+
+def features_import_only_allowed_edges(module: Module) -> list[str]:
+    """A feature imports itself, the simulator, the neutral modules and its declared edges; never the entry
+    points (app.main, app.cli), the web, another feature, or another top-level module."""
+    feature = next((name for name in FEATURES if module.within(f"app.{name}")), None)
+    if feature is None:
+        return []
+    allowed = (f"app.{feature}", "app.simulator", *NEUTRAL, *(f"app.{edge}" for edge in FEATURE_EDGES.get(feature, ())))
+    return _problems(
+        module,
+        (
+            (found.line, f"imports {found.name}; app.{feature} may import only {', '.join(allowed)}")
+            for found in imports(module)
+            if _under(found.name, "app")
+            and found.name != "app"
+            and not any(_under(found.name, prefix) for prefix in allowed)
+        ),
+    )
+
+
+def routes_import_no_infrastructure(module: Module) -> list[str]:
+    """Routes parse, call one service and render: the database is the services' business."""
+    if not module.within("app.web.routes"):
+        return []
+    return _problems(
+        module,
+        (
+            (found.line, f"imports {found.name}; routes reach the database only through a service")
+            for found in imports(module)
+            if any(_under(found.name, prefix) for prefix in INFRASTRUCTURE)
+        ),
+    )
+
+
+def no_private_modules_of_other_packages(module: Module) -> list[str]:
+    """`app.x._name` (a module, or a name, marked private) is for package app.x alone."""
+
+    def owner(name: str) -> str | None:
+        parts = name.split(".")
+        for index, part in enumerate(parts):
+            if part.startswith("_") and not (part.startswith("__") and part.endswith("__")):
+                return ".".join(parts[:index])
+        return None
+
+    problems = []
+    for found in imports(module):
+        package = owner(found.name)
+        if package is None or not _under(found.name, "app"):
             continue
-        text = path.read_text("utf-8")
-        assert "os.environ" not in text, f"{path} reads the environment"
-        assert "getenv" not in text, f"{path} reads the environment"
+        if (APP_DIR.parent / package.replace(".", "/")).with_suffix(".py").is_file():
+            package = package.rpartition(".")[0]  # a private name in a module: the module's package owns it
+        if not _under(module.package, package):
+            problems.append((found.line, f"imports {found.name}, which is private to {package}"))
+    return _problems(module, iter(problems))
+
+
+def only_config_reads_the_environment(module: Module) -> list[str]:
+    """os.environ / os.getenv / os.environb (however os is imported or named) only in app/config.py."""
+    if module.name == "app.config":
+        return []
+    os_names: set[str] = set()
+    problems = []
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in OS_MODULES:
+                    os_names.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and node.module in OS_MODULES:
+            for alias in node.names:
+                if alias.name in ENVIRONMENT_NAMES or alias.name == "*":
+                    problems.append((node.lineno, f"imports {alias.name} from {node.module}"))
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Attribute) and node.attr in ENVIRONMENT_NAMES:
+            if isinstance(node.value, ast.Name) and node.value.id in os_names:
+                problems.append((node.lineno, f"reads {node.value.id}.{node.attr}"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
+            target, name = [*node.args, None, None][:2]
+            if (
+                isinstance(target, ast.Name)
+                and target.id in os_names
+                and isinstance(name, ast.Constant)
+                and name.value in ENVIRONMENT_NAMES
+            ):
+                problems.append((node.lineno, f"reads getattr({target.id}, {name.value!r})"))
+    return _problems(module, iter(problems))
+
+
+RULES: tuple[Rule, ...] = (
+    no_relative_imports,
+    web_frameworks_only_in_web,
+    web_only_from_the_entry_points,
+    simulator_uses_only_the_standard_library,
+    features_import_only_allowed_edges,
+    routes_import_no_infrastructure,
+    no_private_modules_of_other_packages,
+    only_config_reads_the_environment,
+)
+
+
+# --- the source follows every rule ----------------------------------------------------------------------------
+
+
+def test_the_rules_see_the_whole_app() -> None:
+    names = {module.name for module in app_modules()}
+    assert {"app.config", "app.quiz.service", "app.web.routes.quiz", "app.simulator", "app.content"} <= names
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.__name__)
+def test_the_app_follows_the_rule(rule: Rule) -> None:
+    problems = [problem for module in app_modules() for problem in rule(module)]
+    assert not problems, "\n".join(problems)
+
+
+# --- and every rule catches what it is about ------------------------------------------------------------------
+
+BAD_EXAMPLES: list[tuple[Rule, str, str, str]] = [
+    (no_relative_imports, "app.quiz.service", "from .models import QuizAttempt", "relative import from .models"),
+    (no_relative_imports, "app.quiz.service", "from ..db import Base", "relative import from ..db"),
+    (no_relative_imports, "app.quiz", "from . import service", "relative import from ."),
+    (web_frameworks_only_in_web, "app.quiz.service", "from fastapi import HTTPException", "imports fastapi"),
+    (web_frameworks_only_in_web, "app.content.markdown", "import markupsafe", "imports markupsafe"),
+    (web_frameworks_only_in_web, "app.db", "def f():\n    from starlette.requests import Request", "starlette"),
+    (web_only_from_the_entry_points, "app.quiz.service", "from app.web.state import AppState", "app.web.state"),
+    (web_only_from_the_entry_points, "app.migrations", "import app.web.factory", "app.web.factory"),
+    (
+        web_only_from_the_entry_points,
+        "app.quiz.errors",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from app.web import deps",
+        "app.web",
+    ),
+    (simulator_uses_only_the_standard_library, "app.simulator.links", "import yaml", "imports yaml"),
+    (simulator_uses_only_the_standard_library, "app.simulator", "from app.formatting import exact", "app.formatting"),
+    (features_import_only_allowed_edges, "app.quiz.service", "from app.main import create_app", "app.main"),
+    (features_import_only_allowed_edges, "app.content.loader", "from app import cli", "app.cli"),
+    (features_import_only_allowed_edges, "app.learners.service", "import app.cli", "app.cli"),
+    (features_import_only_allowed_edges, "app.content.loader", "from app.quiz.bank import Quiz", "app.quiz.bank"),
+    (features_import_only_allowed_edges, "app.learners", "from app.quiz import models", "app.quiz"),
+    (features_import_only_allowed_edges, "app.quiz.service", "from app.models import Base", "app.models"),
+    (features_import_only_allowed_edges, "app.quiz.service", "import app.log", "app.log"),
+    (features_import_only_allowed_edges, "app.quiz.service", "from app.web.htmx import VARY", "app.web"),
+    (routes_import_no_infrastructure, "app.web.routes.quiz", "from app.db import Database", "app.db"),
+    (routes_import_no_infrastructure, "app.web.routes.quiz", "import sqlalchemy", "sqlalchemy"),
+    (routes_import_no_infrastructure, "app.web.routes.api_quiz", "from sqlalchemy.exc import DBAPIError", "exc"),
+    (routes_import_no_infrastructure, "app.web.routes.pages", "from sqlalchemy.orm import Session", "sqlalchemy"),
+    (routes_import_no_infrastructure, "app.web.routes.operations", "from app import migrations", "app.migrations"),
+    (
+        no_private_modules_of_other_packages,
+        "app.web.routes.lab",
+        "from app.simulator.collectives._tables import TABLE",
+        "private to app.simulator.collectives",
+    ),
+    (
+        no_private_modules_of_other_packages,
+        "app.web.deps",
+        "from app.quiz import _internal",
+        "private to app.quiz",
+    ),
+    (
+        no_private_modules_of_other_packages,
+        "app.content.loader",
+        "import app.quiz._cache",
+        "private to app.quiz",
+    ),
+    (
+        no_private_modules_of_other_packages,
+        "app.web.routes.quiz",
+        "from app.quiz.service import _grade",
+        "private to app.quiz",
+    ),
+    (only_config_reads_the_environment, "app.db", "import os\nURL = os.environ['DATABASE_URL']", "reads os.environ"),
+    (only_config_reads_the_environment, "app.db", "import os\nURL = os.getenv('X')", "reads os.getenv"),
+    (only_config_reads_the_environment, "app.db", "import os\nURL = os.environb[b'X']", "reads os.environb"),
+    (only_config_reads_the_environment, "app.db", "import os as o\nURL = o.environ.get('X')", "reads o.environ"),
+    (only_config_reads_the_environment, "app.db", "import os.path\nos.environ.get('X')", "reads os.environ"),
+    (only_config_reads_the_environment, "app.db", "from os import environ", "imports environ from os"),
+    (only_config_reads_the_environment, "app.db", "from os import getenv as ge", "imports getenv from os"),
+    (only_config_reads_the_environment, "app.db", "from os import *", "imports * from os"),
+    (only_config_reads_the_environment, "app.db", "import os\ngetattr(os, 'environ')", "getattr(os, 'environ')"),
+    (
+        only_config_reads_the_environment,
+        "app.web.factory",
+        "def settings():\n    import os\n    return os.environ",
+        "reads os.environ",
+    ),
+]
+
+GOOD_EXAMPLES: list[tuple[Rule, str, str]] = [
+    (no_relative_imports, "app.quiz.service", "from app.quiz.models import QuizAttempt"),
+    (web_frameworks_only_in_web, "app.web.deps", "from fastapi import Depends"),
+    (web_frameworks_only_in_web, "app.main", "from fastapi import FastAPI"),
+    (web_only_from_the_entry_points, "app.main", "from app.web.factory import build_app"),
+    (web_only_from_the_entry_points, "app.cli", "from app.web import factory"),
+    (simulator_uses_only_the_standard_library, "app.simulator", "from app import simulator\nimport math"),
+    (simulator_uses_only_the_standard_library, "app.quiz.bank", "import yaml"),  # not the simulator
+    (
+        features_import_only_allowed_edges,
+        "app.quiz.service",
+        "\n".join(f"import {name}" for name in (*NEUTRAL, "app.content", "app.learners.service", "app.simulator")),
+    ),
+    (features_import_only_allowed_edges, "app.content.loader", "from app import simulator"),
+    (features_import_only_allowed_edges, "app.web.state", "from app.main import create_app"),  # not a feature
+    (routes_import_no_infrastructure, "app.web.routes.quiz", "from app.quiz.service import QuizService"),
+    (routes_import_no_infrastructure, "app.web.exceptions", "from app.db import DatabaseUnavailableError"),
+    (
+        no_private_modules_of_other_packages,
+        "app.simulator.collectives.planning",
+        "from app.simulator.collectives import _tables",
+    ),
+    (no_private_modules_of_other_packages, "app.web.state", "from app.quiz.service import QuizService as _Service"),
+    (no_private_modules_of_other_packages, "app.web.routes", "from app.web._shared import x"),
+    (no_private_modules_of_other_packages, "app.quiz.service", "from sqlalchemy.orm._typing import x"),  # not ours
+    (only_config_reads_the_environment, "app.config", "import os\nos.environ.get('X')"),
+    (only_config_reads_the_environment, "app.db", "import os\nos.path.join('a', 'b')\nENVIRON = 'environ'"),
+    (only_config_reads_the_environment, "app.web.factory", "environ = {}\nenviron.get('X')"),  # not the os one
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "module", "source", "expected"),
+    BAD_EXAMPLES,
+    ids=[f"{rule.__name__}-{index}" for index, (rule, *_) in enumerate(BAD_EXAMPLES)],
+)
+def test_the_rule_catches_a_bad_example(rule: Rule, module: str, source: str, expected: str) -> None:
+    is_package = (APP_DIR.parent / module.replace(".", "/") / "__init__.py").is_file()
+    problems = rule(parse(module, source, is_package))
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(f"{module}:")
+    assert expected in problems[0]
+
+
+@pytest.mark.parametrize(
+    ("rule", "module", "source"),
+    GOOD_EXAMPLES,
+    ids=[f"{rule.__name__}-{index}" for index, (rule, *_) in enumerate(GOOD_EXAMPLES)],
+)
+def test_the_rule_lets_a_good_example_through(rule: Rule, module: str, source: str) -> None:
+    is_package = (APP_DIR.parent / module.replace(".", "/") / "__init__.py").is_file()
+    assert rule(parse(module, source, is_package)) == []
+
+
+def test_every_rule_has_a_bad_example() -> None:
+    assert {rule for rule, *_ in BAD_EXAMPLES} == set(RULES)
+
+
+def test_a_problem_names_the_line() -> None:
+    problems = only_config_reads_the_environment(parse("app.db", '"""Doc."""\n\nimport os\n\nx = os.getenv("X")\n'))
+    assert problems == ["app.db:5: reads os.getenv"]

@@ -72,9 +72,9 @@ def test_serve_refuses_production_without_a_secret(runner: CliRunner, monkeypatc
 
 
 def test_db_upgrade_current_and_downgrade(
-    runner: CliRunner, database_url: str, monkeypatch: pytest.MonkeyPatch
+    runner: CliRunner, empty_database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("DATABASE_URL", empty_database_url)
     get_settings.cache_clear()
     before = runner.invoke(cli, ["db", "current"])
     assert "current: base (empty)" in before.output
@@ -83,6 +83,8 @@ def test_db_upgrade_current_and_downgrade(
     current = runner.invoke(cli, ["db", "current"]).output
     head = current.split("head:")[1].strip()
     assert f"current: {head}" in current
+    assert f"schema at {head}" in upgraded.output
     downgraded = runner.invoke(cli, ["db", "downgrade", "base"])
     assert downgraded.exit_code == 0
     assert "schema at base" in downgraded.output
+    assert "current: base (empty)" in runner.invoke(cli, ["db", "current"]).output

@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.quiz.grading import expected_in_unit
-from app.quiz.views import DrawnView
-from tests.conftest import SettingsFactory
-from tests.unit.quiz.helpers import attempt_of, csrf_token, quiz_app, secrets_of
-from tests.web.test_pages import parse
+from app.quiz.models import QuizAnswer
+from app.ratelimit import Limit
+from tests.conftest import GENEROUS_POLICY, SettingsFactory
+from tests.web.html import parse
+from tests.web.quizzes import (
+    HX,
+    Clock,
+    answer_form,
+    attempt_of,
+    count,
+    quiz_app,
+    secrets_of,
+    start_page_attempt,
+    state_of,
+)
 
-HX = {"HX-Request": "true"}
+# What a browser sends with a form post or an HTMX request from one of the site's own pages.
+SAME_ORIGIN = {"Origin": "http://testserver", "Sec-Fetch-Site": "same-origin"}
 
 
 @pytest.fixture
 def app(database_url: str, make_settings: SettingsFactory) -> Iterator[FastAPI]:
     application = quiz_app(database_url, make_settings)
     yield application
-    application.state.interconnects.database.dispose()
+    state_of(application).database.dispose()
 
 
 @pytest.fixture
@@ -32,37 +43,21 @@ def client(app: FastAPI) -> Iterator[TestClient]:
 
 
 def start(client: TestClient, lang: str = "en", path: str | None = None) -> str:
-    landing = path or f"/{lang}/guides/nvlink/quiz"
-    response = client.post(landing, data={"csrf_token": csrf_token(client, landing)}, follow_redirects=False)
-    assert response.status_code == 303, response.text
-    location = response.headers["location"]
-    match = re.fullmatch(rf"/{lang}/attempts/([A-Za-z0-9_-]+)", location)
-    assert match is not None, location
-    return match.group(1)
-
-
-def form_for(drawn: DrawnView, token: str, right: bool = True) -> dict[str, object]:
-    if drawn.type == "numeric":
-        value = expected_in_unit(drawn.question, drawn.parameters) * (1 if right else 8)
-        return {"csrf_token": token, "value": f"{value:.6g} {drawn.unit}"}
-    options = [s.token for s in drawn.options if s.option.correct == right]
-    return {"csrf_token": token, "tokens": options if right else options[:1]}
+    return start_page_attempt(client, path or f"/{lang}/guides/nvlink/quiz", **SAME_ORIGIN)
 
 
 def test_landing_pages_are_private_and_kept_out_of_history(client: TestClient) -> None:
     for path in ("/en/guides/nvlink/quiz", "/ko/guides/nvlink/quiz", "/en/exam", "/ko/exam"):
-        response = client.get(path)
-        assert response.status_code == 200
-        assert response.headers["cache-control"] == "no-store"
-        assert 'hx-history="false"' in response.text
-    assert "30" in client.get("/en/exam").text  # the time limit is announced
-    assert client.get("/en/guides/nvswitch/quiz").status_code == 404  # planned chapter
+        for headers in ({}, HX):  # a full page either way: HX-Request only changes what answers return
+            response = client.get(path, headers=headers)
+            assert response.status_code == 200
+            assert response.headers["cache-control"] == "no-store"
+            assert "HX-Request" in response.headers["vary"]
+            assert 'hx-history="false"' in response.text
+            assert response.text.lstrip().startswith("<!doctype")
+    assert "30 minutes" in client.get("/en/exam").text  # the time limit is announced
     assert client.get("/en/guides/no-such/quiz").status_code == 404
     assert client.get("/xx/exam").status_code == 404
-
-
-def test_the_chapter_links_to_its_quiz(client: TestClient) -> None:
-    assert 'href="/ko/guides/nvlink/quiz"' in client.get("/ko/guides/nvlink").text
 
 
 def test_no_answer_is_given_away_before_it_is_locked(app: FastAPI, client: TestClient) -> None:
@@ -72,12 +67,8 @@ def test_no_answer_is_given_away_before_it_is_locked(app: FastAPI, client: TestC
         page = client.get(f"/{lang}/attempts/{attempt_id}")
         assert page.headers["cache-control"] == "no-store"
         assert 'hx-history="false"' in page.text
-        option_classes = {
-            a.get("class")
-            for tag, a in parse(page.text).attributes
-            if tag == "li" and "quiz-option" in (a.get("class") or "")
-        }
-        assert option_classes == {"quiz-option"}  # the right option looks like every other
+        option_classes = {a.get("class") for tag, a in parse(page.text).elements if tag == "li" and a.get("class")}
+        assert {c for c in option_classes if c and "quiz-option" in c} == {"quiz-option"}  # right looks like wrong
         for forbidden in ("is-right", "is-correct", "quiz-feedback", "quiz-explanation"):
             assert forbidden not in page.text
         for drawn in attempt.questions:
@@ -85,105 +76,189 @@ def test_no_answer_is_given_away_before_it_is_locked(app: FastAPI, client: TestC
                 assert secret not in page.text, secret
         # Answering one question reveals that question only.
         first, *others = attempt.questions
-        token = csrf_token(client, f"/{lang}/attempts/{attempt_id}")
         fragment = client.post(
-            f"/{lang}/attempts/{attempt_id}/questions/{first.id}", data=form_for(first, token), headers=HX
+            f"/{lang}/attempts/{attempt_id}/questions/{first.id}", data=answer_form(first), headers=HX | SAME_ORIGIN
         )
         assert fragment.status_code == 200
         for text in (fragment.text, client.get(f"/{lang}/attempts/{attempt_id}").text):
             for drawn in others:
                 for secret in secrets_of(drawn, lang):
                     assert secret not in text
-        assert client.get(f"/{lang}/attempts/{attempt_id}/review", follow_redirects=False).status_code == 303
+        review = client.get(f"/{lang}/attempts/{attempt_id}/review", follow_redirects=False)
+        assert review.status_code == 303
+        assert review.headers["location"] == f"/{lang}/attempts/{attempt_id}"
+        result = client.get(f"/{lang}/attempts/{attempt_id}/result", follow_redirects=False)
+        assert result.status_code == 303
 
 
 def test_without_javascript_answer_finish_and_review(app: FastAPI, client: TestClient) -> None:
     attempt_id = start(client, "ko")
     attempt = attempt_of(app, client, attempt_id)
-    token = csrf_token(client, f"/ko/attempts/{attempt_id}")
     for index, drawn in enumerate(attempt.questions):
         response = client.post(
             f"/ko/attempts/{attempt_id}/questions/{drawn.id}",
-            data=form_for(drawn, token, right=index % 2 == 0),
+            data=answer_form(drawn, right=index % 2 == 0),
+            headers=SAME_ORIGIN,
             follow_redirects=False,
         )
         assert response.status_code == 303
         assert response.headers["location"] == f"/ko/attempts/{attempt_id}#question-{drawn.id}"
+        assert response.headers["cache-control"] == "no-store"
     page = client.get(f"/ko/attempts/{attempt_id}").text
-    assert page.count("quiz-feedback") == len(attempt.questions)
+    assert page.count('class="quiz-feedback ') == len(attempt.questions)
     assert "정답입니다." in page
     assert "틀렸습니다." in page
-    finished = client.post(f"/ko/attempts/{attempt_id}/finish", data={"csrf_token": token}, follow_redirects=False)
+    finished = client.post(f"/ko/attempts/{attempt_id}/finish", headers=SAME_ORIGIN, follow_redirects=False)
+    assert finished.status_code == 303
     assert finished.headers["location"] == f"/ko/attempts/{attempt_id}/result"
+    assert client.get(f"/ko/attempts/{attempt_id}", follow_redirects=False).headers["location"] == (
+        f"/ko/attempts/{attempt_id}/result"
+    )
     result = client.get(f"/ko/attempts/{attempt_id}/result")
+    assert result.headers["cache-control"] == "no-store"
     right = (len(attempt.questions) + 1) // 2
     assert f"{len(attempt.questions)}문제 중 {right}문제 정답" in result.text
-    review = client.get(f"/ko/attempts/{attempt_id}/review").text
+    assert 'href="/ko/guides/nvlink#' in result.text  # the sections to re-read
+    review = client.get(f"/ko/attempts/{attempt_id}/review")
+    assert review.headers["cache-control"] == "no-store"
     for drawn in attempt.questions:
-        assert drawn.prompt("ko") in review
-    assert review.count("본문에서 이 부분 다시 보기") == len(attempt.questions)
-    assert 'href="/ko/guides/nvlink#' in review
-    # The home page now shows the learner's best score.
+        assert drawn.prompt("ko") in review.text
+    assert review.text.count("본문에서 이 부분 다시 보기") == len(attempt.questions)
+    assert review.text.count("quiz-mark-right") >= sum(d.type != "numeric" for d in attempt.questions)
+    # The home page now shows the learner's best score ...
     home = client.get("/ko/").text
-    assert "최고 점수" in home
     assert 'id="course-progress"' in home
-    # Below the pass mark, the learner is sent back to the chapter rather than to the start.
-    assert '<a class="button button-primary" href="/ko/guides/nvlink">이어서 보기: NVLink</a>' in home
+    # ... and sends them on to the first chapter whose quiz they have not passed, rather than to the start.
+    state = state_of(app)
+    first = next(slug for slug in state.course.published_slugs if state.quiz.catalog.chapter_quiz(slug))
+    title = state.course.require(first).titles["ko"]
+    assert f'<a class="button button-primary" href="/ko/guides/{first}">이어서 보기: {title}</a>' in home
     assert "강좌 시작하기" not in home
+    assert "내 최고 점수" in client.get("/ko/guides/nvlink/quiz").text
 
 
 def test_with_htmx_the_feedback_fragment_comes_back_and_is_locked(app: FastAPI, client: TestClient) -> None:
     attempt_id = start(client)
     attempt = attempt_of(app, client, attempt_id)
     drawn = next(d for d in attempt.questions if d.type == "single")
-    token = csrf_token(client, f"/en/attempts/{attempt_id}")
     url = f"/en/attempts/{attempt_id}/questions/{drawn.id}"
-    response = client.post(url, data=form_for(drawn, token, right=False), headers=HX)
+    response = client.post(url, data=answer_form(drawn, right=False), headers=HX | SAME_ORIGIN)
     assert response.status_code == 200
-    assert response.headers["vary"] == "HX-Request"
+    assert "HX-Request" in response.headers["vary"]
     assert response.headers["cache-control"] == "no-store"
     assert not response.text.lstrip().startswith("<!doctype")
     assert "data-focus-after-swap" in response.text
     assert "Not quite." in response.text
     assert 'hx-swap-oob="true"' in response.text
     assert "Answered 1 of" in response.text
-    replay = client.post(url, data=form_for(drawn, token, right=True), headers=HX)
+    replay = client.post(url, data=answer_form(drawn, right=True), headers=HX | SAME_ORIGIN)
     assert replay.status_code == 409
+    assert replay.headers["cache-control"] == "no-store"
     assert "already answered" in replay.text
     assert "Not quite." in replay.text  # the stored result, not a new grading
+    assert not replay.text.lstrip().startswith("<!doctype")
+    # Without HTMX the same replay is sent back to the question, where the locked answer shows.
+    plain = client.post(url, data=answer_form(drawn, right=True), headers=SAME_ORIGIN, follow_redirects=False)
+    assert plain.status_code == 303
+    assert plain.headers["location"] == f"/en/attempts/{attempt_id}#question-{drawn.id}"
+    assert count(app, QuizAnswer) == 1
 
 
 def test_bad_input_gets_a_message_in_the_learners_language(app: FastAPI, client: TestClient) -> None:
     attempt_id = start(client, "ko")
     attempt = attempt_of(app, client, attempt_id)
     numeric = next(d for d in attempt.questions if d.type == "numeric")
-    token = csrf_token(client, f"/ko/attempts/{attempt_id}")
     url = f"/ko/attempts/{attempt_id}/questions/{numeric.id}"
-    fragment = client.post(url, data={"csrf_token": token, "value": "빠름"}, headers=HX)
+    fragment = client.post(url, data={"value": "빠름"}, headers=HX | SAME_ORIGIN)
     assert fragment.status_code == 422
-    assert "숫자를 입력하십시오" in fragment.text
-    page = client.post(url, data={"csrf_token": token, "value": "3 kg"})
+    assert "HX-Request" in fragment.headers["vary"]
+    korean = state_of(app).translations["ko"]
+    assert korean.gettext("Type a number followed by its unit.") in fragment.text
+    assert not fragment.text.lstrip().startswith("<!doctype")
+    page = client.post(url, data={"value": "3 kg"}, headers=SAME_ORIGIN)
     assert page.status_code == 422
     assert "알 수 없는 단위입니다" in page.text
     assert page.text.lstrip().startswith("<!doctype")
-    forged = client.post(
-        f"/ko/attempts/{attempt_id}/questions/{attempt.questions[0].id}",
-        data={"csrf_token": token, "tokens": "forged"},
-        headers=HX,
-    )
-    assert forged.status_code == 422
-    assert "Answered 0 of" not in forged.text
-    assert client.post(url, data={"value": "1 ms"}).status_code == 403  # no CSRF token
+    assert f'id="question-{numeric.id}"' in page.text
+    choice = next(d for d in attempt.questions if d.type != "numeric")
+    for headers in (HX, {}):
+        forged = client.post(
+            f"/ko/attempts/{attempt_id}/questions/{choice.id}", data={"tokens": "forged"}, headers=headers
+        )
+        assert forged.status_code == 422
+        assert "Answered 0 of" not in forged.text
+        unknown = client.post(f"/ko/attempts/{attempt_id}/questions/no-such-question", data={"value": "1 ms"})
+        assert unknown.status_code == 404
+    assert count(app, QuizAnswer) == 0
 
 
 def test_another_learner_gets_404(app: FastAPI, client: TestClient) -> None:
     attempt_id = start(client)
+    question = attempt_of(app, client, attempt_id).questions[0]
     with TestClient(app) as stranger:
-        assert stranger.get(f"/en/attempts/{attempt_id}").status_code == 404
-        assert stranger.get(f"/en/attempts/{attempt_id}/review").status_code == 404
-        token = csrf_token(stranger)
-        assert stranger.post(f"/en/attempts/{attempt_id}/finish", data={"csrf_token": token}).status_code == 404
+        for path in ("", "/result", "/review"):
+            assert stranger.get(f"/en/attempts/{attempt_id}{path}").status_code == 404
+        assert stranger.post(f"/en/attempts/{attempt_id}/finish", headers=SAME_ORIGIN).status_code == 404
+        for headers in (HX, {}):
+            answer = stranger.post(
+                f"/en/attempts/{attempt_id}/questions/{question.id}", data=answer_form(question), headers=headers
+            )
+            assert answer.status_code == 404
     assert client.get("/en/attempts/no-such-attempt").status_code == 404
+    assert count(app, QuizAnswer) == 0
+
+
+def test_an_id_no_attempt_can_have_is_a_404_page(client: TestClient) -> None:
+    for attempt_id in ("a%00b", "x" * 65, "a.b"):
+        for path in ("", "/result", "/review"):
+            assert client.get(f"/ko/attempts/{attempt_id}{path}").status_code == 404
+        for headers in (HX, {}):
+            answer = client.post(f"/ko/attempts/{attempt_id}/questions/q", data={"value": "1 ms"}, headers=headers)
+            assert answer.status_code == 404
+            assert "페이지를 찾을 수 없습니다" in answer.text
+        assert client.post(f"/ko/attempts/{attempt_id}/finish").status_code == 404
+
+
+def test_an_answer_to_a_closed_attempt_is_refused_with_and_without_htmx(app: FastAPI, client: TestClient) -> None:
+    attempt_id = start(client)
+    drawn = attempt_of(app, client, attempt_id).questions[0]
+    assert client.post(f"/en/attempts/{attempt_id}/finish", headers=SAME_ORIGIN).status_code == 200
+    url = f"/en/attempts/{attempt_id}/questions/{drawn.id}"
+    fragment = client.post(url, data=answer_form(drawn), headers=HX | SAME_ORIGIN)
+    assert fragment.status_code == 409
+    assert "This attempt is over" in fragment.text
+    assert not fragment.text.lstrip().startswith("<!doctype")
+    plain = client.post(url, data=answer_form(drawn), headers=SAME_ORIGIN, follow_redirects=False)
+    assert plain.status_code == 303
+    assert plain.headers["location"] == f"/en/attempts/{attempt_id}/result"
+    assert count(app, QuizAnswer) == 0
+
+
+@pytest.mark.parametrize("htmx", [True, False])
+def test_the_exam_time_limit_ends_the_attempt(database_url: str, make_settings: SettingsFactory, *, htmx: bool) -> None:
+    clock = Clock()
+    application = quiz_app(database_url, make_settings, clock=clock)
+    try:
+        with TestClient(application) as client:
+            attempt_id = start(client, "ko", "/ko/exam")
+            drawn = attempt_of(application, client, attempt_id).questions[0]
+            clock.advance(minutes=31)
+            url = f"/ko/attempts/{attempt_id}/questions/{drawn.id}"
+            response = client.post(
+                url, data=answer_form(drawn), headers=(HX if htmx else {}) | SAME_ORIGIN, follow_redirects=False
+            )
+            if htmx:
+                assert response.status_code == 409
+                assert "시간이 다 되었습니다" in response.text
+            else:
+                assert response.status_code == 303
+                assert response.headers["location"] == f"/ko/attempts/{attempt_id}/result"
+            assert count(application, QuizAnswer) == 0
+            result = client.get(f"/ko/attempts/{attempt_id}/result")
+            assert result.status_code == 200
+            assert "0%" in result.text
+    finally:
+        state_of(application).database.dispose()
 
 
 def test_the_exam_is_limited_and_shows_when_to_come_back(client: TestClient) -> None:
@@ -191,7 +266,33 @@ def test_the_exam_is_limited_and_shows_when_to_come_back(client: TestClient) -> 
     landing = client.get("/en/exam").text
     assert "Please wait 10 minutes before starting the exam again." in landing
     assert 'action="/en/exam"' not in landing  # no start button while waiting
-    response = client.post("/en/exam", data={"csrf_token": csrf_token(client)})
+    response = client.post("/en/exam", headers=SAME_ORIGIN)
     assert response.status_code == 429
     assert 0 < int(response.headers["retry-after"]) <= 600
     assert "Please wait 10 minutes" in response.text
+    korean = client.post("/ko/exam", headers=SAME_ORIGIN)
+    assert korean.status_code == 429
+    assert "10분 뒤에 시험을 다시 시작할 수 있습니다." in korean.text
+
+
+def test_too_many_answers_get_429_with_and_without_htmx(database_url: str, make_settings: SettingsFactory) -> None:
+    application = quiz_app(database_url, make_settings, replace(GENEROUS_POLICY, answer_per_learner=Limit(1, 60)))
+    try:
+        with TestClient(application) as client:
+            attempt_id = start(client, "ko")
+            first, second, *_ = attempt_of(application, client, attempt_id).questions
+            url = f"/ko/attempts/{attempt_id}/questions/{first.id}"
+            assert client.post(url, data=answer_form(first), headers=HX).status_code == 200
+            url = f"/ko/attempts/{attempt_id}/questions/{second.id}"
+            fragment = client.post(url, data=answer_form(second), headers=HX)
+            assert fragment.status_code == 429
+            assert 0 < int(fragment.headers["retry-after"]) <= 66  # a sliding window of tenths
+            assert "요청이 너무 많습니다" in fragment.text
+            assert not fragment.text.lstrip().startswith("<!doctype")
+            page = client.post(url, data=answer_form(second))
+            assert page.status_code == 429
+            assert page.text.lstrip().startswith("<!doctype")
+            assert "요청이 너무 많습니다" in page.text
+            assert count(application, QuizAnswer) == 1
+    finally:
+        state_of(application).database.dispose()

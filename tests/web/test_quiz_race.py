@@ -4,6 +4,7 @@ exactly one stored answer, exactly one finalisation, and never a 500."""
 from __future__ import annotations
 
 import re
+import shutil
 import sqlite3
 import threading
 import time
@@ -19,21 +20,31 @@ import app.models  # noqa: F401  (every table)
 from app import migrations
 from app.db import Database
 from app.quiz.models import QuizAnswer, QuizAttempt
+from tests.conftest import DATABASE_BACKENDS, _Templates, require_postgres
 from tests.servers import UVICORN, running_server
 
 CLIENTS = 24
 
 
-@pytest.fixture
-def server(database_url: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """Two uvicorn worker processes sharing the database: the race crosses processes, not only threads."""
-    database = Database.from_url(database_url)
-    migrations.upgrade(database)
-    database.dispose()
+@pytest.fixture(scope="module", params=DATABASE_BACKENDS)
+def server(
+    request: pytest.FixtureRequest, migrated_templates: _Templates, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
+    """Two uvicorn worker processes sharing a database: the race crosses processes, not only threads. One server
+    per backend for the module (starting one takes seconds); each test races on attempts of its own."""
+    var_dir = tmp_path_factory.mktemp("race")
+    if request.param == "sqlite":
+        shutil.copyfile(migrated_templates.sqlite_file, var_dir / "race.sqlite3")
+        database_url = f"sqlite:///{var_dir / 'race.sqlite3'}"
+    else:
+        if migrated_templates.postgres is None:
+            require_postgres(None)
+        assert migrated_templates.postgres is not None
+        database_url = migrated_templates.postgres.create(template=migrated_templates.postgres_template)
     environment = {"SECRET_KEY": "race-" + "r" * 40, "DATABASE_URL": database_url}
-    with running_server(UVICORN, tmp_path, environment, ("--workers", "2", "--log-level", "warning")) as base_url:
+    with running_server(UVICORN, var_dir, environment, ("--workers", "2", "--log-level", "warning")) as base_url:
         yield base_url, database_url
-    log = (tmp_path / "server.log").read_text()
+    log = (var_dir / "server.log").read_text()
     assert "Traceback" not in log, log
 
 
@@ -98,7 +109,7 @@ def test_racing_answers_and_finishes_store_one_of_each(server: tuple[str, str]) 
 
     database = Database.from_url(database_url)
     try:
-        with database.read_session() as session:
+        with database.session() as session:
             stored = session.scalar(
                 select(func.count()).select_from(QuizAnswer).where(QuizAnswer.attempt_id == attempt_id)
             )
@@ -111,21 +122,20 @@ def test_racing_answers_and_finishes_store_one_of_each(server: tuple[str, str]) 
     assert row.correct_count == (1 if winner["correct"] else 0)
 
 
-def _page_learner(base_url: str) -> tuple[dict[str, Any], httpx.Cookies, str]:
-    """A learner with an attempt, their cookie and their CSRF token, as a browser on the quiz page has them."""
+def _page_learner(base_url: str) -> tuple[dict[str, Any], httpx.Cookies]:
+    """A learner with an attempt and their cookie, as a browser on the quiz page has them."""
     with httpx.Client(base_url=base_url) as owner:
-        page = owner.get("/en/guides/nvlink/quiz").text
-        token = page.split('name="csrf_token" value="')[1].split('"')[0]
+        assert owner.get("/en/guides/nvlink/quiz").status_code == 200
         started = owner.post("/api/v1/quizzes/nvlink/attempts")
         assert started.status_code == 201
-        return started.json(), owner.cookies, token
+        return started.json(), owner.cookies
 
 
 def test_racing_page_answers_store_one_and_show_it_to_everyone(server: tuple[str, str]) -> None:
     # The HTML route runs its SQLite transaction on the event loop and falls back to a thread when another
     # worker process holds the write lock: both ways must end in one stored answer.
     base_url, database_url = server
-    attempt, cookies, token = _page_learner(base_url)
+    attempt, cookies = _page_learner(base_url)
     question = next(q for q in attempt["questions"] if q["type"] == "single")
     tokens = [option["token"] for option in question["options"]]
     url = f"/en/attempts/{attempt['attempt_id']}/questions/{question['id']}"
@@ -135,7 +145,7 @@ def test_racing_page_answers_store_one_and_show_it_to_everyone(server: tuple[str
         return client.post(
             url,
             data={"tokens": tokens[next(counter) % len(tokens)]},
-            headers={"HX-Request": "true", "X-CSRF-Token": token},
+            headers={"HX-Request": "true", "Origin": base_url, "Sec-Fetch-Site": "same-origin"},
         )
 
     answers = race(CLIENTS, answer, cookies, base_url)
@@ -145,7 +155,7 @@ def test_racing_page_answers_store_one_and_show_it_to_everyone(server: tuple[str
 
     database = Database.from_url(database_url)
     try:
-        with database.read_session() as session:
+        with database.session() as session:
             stored = session.scalar(
                 select(func.count()).select_from(QuizAnswer).where(QuizAnswer.attempt_id == attempt["attempt_id"])
             )
@@ -163,7 +173,7 @@ def test_an_answer_waits_for_another_sqlite_writer_in_a_thread_while_the_server_
     database.dispose()
     environment = {"SECRET_KEY": "lock-" + "l" * 40, "DATABASE_URL": f"sqlite:///{database_file}"}
     with running_server(UVICORN, tmp_path, environment, ("--log-level", "warning")) as base_url:
-        attempt, cookies, token = _page_learner(base_url)
+        attempt, cookies = _page_learner(base_url)
         question = next(q for q in attempt["questions"] if q["type"] == "single")
         url = f"/en/attempts/{attempt['attempt_id']}/questions/{question['id']}"
         holder = sqlite3.connect(database_file, isolation_level=None)
@@ -176,7 +186,7 @@ def test_an_answer_waits_for_another_sqlite_writer_in_a_thread_while_the_server_
                 response = client.post(
                     url,
                     data={"tokens": question["options"][0]["token"]},
-                    headers={"HX-Request": "true", "X-CSRF-Token": token},
+                    headers={"HX-Request": "true", "Origin": base_url, "Sec-Fetch-Site": "same-origin"},
                 )
             answered.append((response, time.monotonic()))
 

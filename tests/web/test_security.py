@@ -1,17 +1,26 @@
+"""Security on every response: headers, cookies, the 500 page, cross-origin writes (Fetch Metadata and Origin, no
+tokens), and the Host allow-list with the redirects it protects."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from httpx2 import Headers
 
+from app.config import Environment
+from app.log import configure_logging
 from app.main import create_app
-from app.web.csrf import ApiOriginDep, CsrfDep, csrf_token
-from app.web.identity import SECURE_COOKIE_NAME
-from app.web.security import CONTENT_SECURITY_POLICY
-from tests.conftest import TEST_SECRET, SettingsFactory
+from app.quiz.readmodels import DrawnView
+from app.web.middleware.security import CONTENT_SECURITY_POLICY
+from tests.conftest import SettingsFactory
+from tests.web.quizzes import HX, attempt_of, quiz_app, right_answer, start_api_attempt, state_of, table_counts
 
 EXPECTED_CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -19,26 +28,28 @@ EXPECTED_CSP = (
 )
 
 
-@pytest.fixture
-def app_with_test_routes(make_settings: SettingsFactory) -> FastAPI:
-    """The real app plus routes that exist only here: a crash, and state-changing endpoints to protect."""
-    app = create_app(make_settings())
+@pytest.fixture(scope="module")
+def app_with_test_routes(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
+    """The real app (its own SQLite file) plus two routes that exist only here, to crash."""
+    from app.config import Settings
+    from tests.conftest import TEST_SECRET
+
+    var_dir = tmp_path_factory.mktemp("security")
+    app = create_app(
+        Settings(env=Environment.TEST, var_dir=var_dir, secret_key=TEST_SECRET, base_url="http://testserver")
+    )
 
     @app.get("/en/boom")
     def boom() -> None:
         raise RuntimeError("deliberate failure")
 
+    @app.get("/ko/boom")
+    def boom_ko() -> None:
+        raise RuntimeError("deliberate failure")
+
     @app.get("/api/v1/boom")
     def api_boom() -> None:
         raise RuntimeError("deliberate failure")
-
-    @app.post("/en/protected")
-    def protected(_csrf: CsrfDep) -> dict[str, bool]:
-        return {"ok": True}
-
-    @app.post("/api/v1/protected")
-    def api_protected(_origin: ApiOriginDep) -> dict[str, bool]:
-        return {"ok": True}
 
     return app
 
@@ -56,6 +67,7 @@ def assert_baseline_headers(headers: Headers) -> None:
     assert get("referrer-policy") == "same-origin"
     assert get("cross-origin-opener-policy") == "same-origin"
     assert get("cross-origin-resource-policy") == "same-origin"
+    assert get("x-frame-options") == "DENY"
     assert "camera=()" in headers["permissions-policy"]
 
 
@@ -64,51 +76,79 @@ def test_policy_constant_is_the_required_one() -> None:
 
 
 @pytest.mark.parametrize(
-    ("path", "status"),
+    ("method", "path", "status"),
     [
-        ("/", 303),
-        ("/en/", 200),
-        ("/ko/guides/nvlink", 200),
-        ("/healthz", 200),
-        ("/metrics", 200),
-        ("/sitemap.xml", 200),
-        ("/robots.txt", 200),
-        ("/openapi.json", 200),
-        ("/docs", 200),
-        ("/static/css/site.css", 200),
-        ("/static/no-such-file.css", 404),
-        ("/en/no-such-page", 404),
-        ("/en/boom", 500),
-        ("/api/v1/boom", 500),
+        ("GET", "/", 303),
+        ("GET", "/en/", 200),
+        ("GET", "/ko/guides/nvlink", 200),
+        ("GET", "/ko/guides/nvlink?", 200),  # the same page again, from the page cache: the same headers
+        ("GET", "/en/lab/topology", 200),
+        ("GET", "/en/lab/", 308),
+        ("GET", "/healthz", 200),
+        ("GET", "/metrics", 200),
+        ("GET", "/sitemap.xml", 200),
+        ("GET", "/robots.txt", 200),
+        ("GET", "/openapi.json", 200),
+        ("GET", "/docs", 200),
+        ("GET", "/static/css/site.css", 200),
+        ("GET", "/static/no-such-file.css", 404),
+        ("GET", "/en/no-such-page", 404),
+        ("GET", "/api/v1/attempts/none", 404),
+        ("POST", "/en/guides/nvlink", 405),
+        ("GET", "/en/boom", 500),
+        ("GET", "/api/v1/boom", 500),
+        ("POST", "/api/v1/attempts/x/answers", 422),
     ],
 )
-def test_security_headers_on_every_response(test_client: TestClient, path: str, status: int) -> None:
-    response = test_client.get(path, follow_redirects=False)
+def test_security_headers_on_every_response(test_client: TestClient, method: str, path: str, status: int) -> None:
+    response = test_client.request(method, path, follow_redirects=False, json={} if method == "POST" else None)
     assert response.status_code == status
     assert_baseline_headers(response.headers)
     assert "strict-transport-security" not in response.headers
 
 
-def test_server_error_is_a_page_in_the_learners_language(test_client: TestClient) -> None:
-    response = test_client.get("/en/boom")
+def test_the_refusals_of_the_outer_layers_carry_the_headers_too(test_client: TestClient) -> None:
+    unknown_host = test_client.get("/en/", headers={"host": "evil.example"})
+    too_deep = test_client.post(
+        "/api/v1/attempts/x/answers", content=b"[" * 100 + b"]" * 100, headers={"content-type": "application/json"}
+    )
+    for response, status in ((unknown_host, 400), (too_deep, 422)):
+        assert response.status_code == status
+        assert_baseline_headers(response.headers)
+
+
+@pytest.mark.parametrize(("lang", "message"), [("en", "Something went wrong on our side"), ("ko", "서버")])
+def test_server_error_is_a_page_in_the_learners_language(test_client: TestClient, lang: str, message: str) -> None:
+    response = test_client.get(f"/{lang}/boom")
     assert response.status_code == 500
-    assert "Something went wrong on our side" in response.text
+    assert response.headers["content-type"].startswith("text/html")
+    assert response.headers["cache-control"] == "no-store"
+    assert f'<html lang="{lang}"' in response.text
+    assert message in response.text
     assert "deliberate failure" not in response.text
+    assert "Traceback" not in response.text
+
+
+def test_server_error_in_the_api_is_json_in_the_learners_language(test_client: TestClient) -> None:
     api = test_client.get("/api/v1/boom")
     assert api.status_code == 500
-    assert api.json() == {"detail": "Internal server error."}
+    assert api.json() == {"detail": "Something went wrong on our side. Please try again."}
+    korean = test_client.get("/api/v1/boom?lang=ko")
+    assert korean.json() == {"detail": "서버에 문제가 생겼습니다. 다시 시도하십시오."}
 
 
 def test_https_adds_hsts_and_a_host_prefixed_secure_cookie(app_with_test_routes: FastAPI) -> None:
     with TestClient(app_with_test_routes, base_url="https://testserver") as client:
         response = client.get("/en/")
     assert response.headers["strict-transport-security"].startswith("max-age=63072000")
-    learner_cookie = next(c for c in response.headers.get_list("set-cookie") if c.startswith(SECURE_COOKIE_NAME))
-    assert "Secure" in learner_cookie
-    assert "HttpOnly" in learner_cookie
-    assert "Path=/" in learner_cookie
-    assert "SameSite=Lax" in learner_cookie
-    assert "Domain" not in learner_cookie
+    cookies = [c for c in response.headers.get_list("set-cookie") if c.startswith(("__Host-learner=", "__Host-lang="))]
+    assert len(cookies) == 2
+    for cookie in cookies:
+        assert "Secure" in cookie
+        assert "HttpOnly" in cookie
+        assert "Path=/" in cookie
+        assert "SameSite=Lax" in cookie
+        assert "Domain" not in cookie
 
 
 def test_learner_cookie_is_signed_httponly_lax_and_set_once(test_client: TestClient) -> None:
@@ -126,83 +166,196 @@ def test_tampered_learner_cookie_is_replaced(test_client: TestClient) -> None:
     assert any(c.startswith("learner=") for c in response.headers.get_list("set-cookie"))
 
 
-def test_static_files_and_health_checks_set_no_cookie(test_client: TestClient) -> None:
-    for path in ("/static/css/site.css", "/healthz"):
-        assert test_client.get(path).headers.get_list("set-cookie") == []
+@pytest.mark.parametrize(
+    "path", ["/static/css/site.css", "/healthz", "/en/guides/nvlink", "/ko/lab", "/en/lab/topology", "/sitemap.xml"]
+)
+def test_shared_pages_static_files_and_health_checks_set_no_cookie(app_with_test_routes: FastAPI, path: str) -> None:
+    with TestClient(app_with_test_routes) as first_visit:
+        assert first_visit.get(path).headers.get_list("set-cookie") == []
 
 
-def _token_for(client: TestClient) -> str:
-    client.get("/en/")
-    learner_cookie = client.cookies.get("learner")
-    assert learner_cookie is not None
-    from itsdangerous import URLSafeSerializer
+# --- cross-origin writes: Fetch Metadata and Origin --------------------------------------------------------------
 
-    learner_id = URLSafeSerializer(TEST_SECRET, salt="learner-id").loads(learner_cookie)
-    return csrf_token(TEST_SECRET, learner_id)
+FOREIGN = [
+    pytest.param({"Sec-Fetch-Site": "cross-site"}, id="sec-fetch-site-cross-site"),
+    pytest.param({"Sec-Fetch-Site": "same-site"}, id="sec-fetch-site-same-site"),  # a sibling subdomain
+    pytest.param({"Sec-Fetch-Site": "cross-site", "Origin": "http://testserver"}, id="fetch-metadata-wins"),
+    pytest.param({"Origin": "https://evil.example"}, id="foreign-origin"),
+    pytest.param({"Origin": "null"}, id="opaque-origin"),  # a sandboxed frame, or a redirect across sites
+    pytest.param({"Origin": "https://testserver"}, id="other-scheme"),
+    pytest.param({"Origin": "http://testserver:8080"}, id="other-port"),
+    pytest.param({"Origin": "http://evil.example", "Host": "evil.example"}, id="dns-rebinding"),
+]
+SAME_ORIGIN = [
+    pytest.param({}, id="no-browser-headers"),
+    pytest.param({"Sec-Fetch-Site": "same-origin", "Origin": "http://testserver"}, id="same-origin"),
+    pytest.param({"Origin": "http://TestServer"}, id="origin-case"),
+    pytest.param({"Sec-Fetch-Site": "none"}, id="user-initiated"),
+]
 
 
-def test_csrf_token_is_in_pages_for_forms_and_htmx(test_client: TestClient) -> None:
-    token = _token_for(test_client)
-    assert f'"X-CSRF-Token": "{token}"' in test_client.get("/en/").text
+@pytest.fixture
+def quiz(database_url: str, make_settings: SettingsFactory) -> Iterator[FastAPI]:
+    application = quiz_app(database_url, make_settings)
+    yield application
+    state_of(application).database.dispose()
 
 
-def test_csrf_accepts_the_token_in_a_form_or_header(test_client: TestClient) -> None:
-    token = _token_for(test_client)
-    form = test_client.post("/en/protected", data={"csrf_token": token})
-    assert form.status_code == 200
-    htmx = test_client.post("/en/protected", headers={"X-CSRF-Token": token, "Origin": "http://testserver"})
-    assert htmx.status_code == 200
+def _writes(application: FastAPI, client: TestClient) -> list[tuple[str, str, dict[str, Any]]]:
+    """Every kind of state-changing request, as (method, path, request arguments), for this learner's attempt;
+    in an order in which each succeeds (answers, then finishing, then starting over)."""
+    attempt_id = start_api_attempt(client)["attempt_id"]
+    first, second, third, *_ = attempt_of(application, client, attempt_id).questions
+
+    def form(drawn: DrawnView) -> dict[str, Any]:
+        answer = right_answer(drawn)
+        return {"value": f"{answer['value']} {answer['unit']}"} if "value" in answer else {"tokens": answer["tokens"]}
+
+    answer_url = f"/en/attempts/{attempt_id}/questions/"
+    return [
+        ("POST", answer_url + first.id, {"data": form(first)}),
+        ("POST", answer_url + second.id, {"data": form(second), "headers": HX}),
+        ("POST", f"/api/v1/attempts/{attempt_id}/answers", {"json": right_answer(third)}),
+        ("POST", f"/en/attempts/{attempt_id}/finish", {}),
+        ("POST", f"/api/v1/attempts/{attempt_id}/finish", {}),
+        ("POST", "/en/guides/nvlink/quiz", {}),
+        ("POST", "/ko/exam", {}),
+        ("POST", "/api/v1/quizzes/nvlink/attempts", {}),
+    ]
+
+
+@pytest.mark.parametrize("attack", FOREIGN)
+def test_no_cross_site_request_changes_anything(quiz: FastAPI, attack: dict[str, str]) -> None:
+    with TestClient(quiz) as client:  # the learner's own cookie goes along, as if SameSite had not stopped it
+        writes = _writes(quiz, client)
+        before = table_counts(quiz)
+        for method, path, arguments in writes:
+            headers = arguments.get("headers", {}) | attack
+            response = client.request(method, path, **(arguments | {"headers": headers}), follow_redirects=False)
+            assert response.status_code == (400 if "Host" in attack else 403), (path, response.status_code)
+            if response.status_code == 403:
+                assert response.headers["cache-control"] == "no-store"
+            if response.status_code == 403 and path.startswith("/api/"):
+                assert response.json()["detail"] == "This request was refused: it did not come from this site."
+            elif response.status_code == 403 and path.startswith("/ko/"):
+                assert "요청이 거부되었습니다" in response.text
+        assert table_counts(quiz) == before
+
+
+@pytest.mark.parametrize("headers", SAME_ORIGIN)
+def test_requests_from_the_site_itself_or_without_browser_headers_pass(quiz: FastAPI, headers: dict[str, str]) -> None:
+    with TestClient(quiz) as client:
+        for method, path, arguments in _writes(quiz, client):
+            sent = arguments.get("headers", {}) | headers
+            response = client.request(method, path, **(arguments | {"headers": sent}), follow_redirects=False)
+            assert response.status_code in (200, 201, 303), (path, response.status_code, response.text[:200])
+
+
+def test_reading_across_origins_is_not_refused(test_client: TestClient) -> None:
+    """Safe methods change nothing, so Fetch Metadata does not gate them: a link from another site still opens."""
+    cross = {"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}
+    assert test_client.get("/en/guides/nvlink", headers=cross).status_code == 200
+    assert test_client.get("/api/v1/links", headers=cross).status_code == 200
+
+
+# --- the Host allow-list --------------------------------------------------------------------------------------
+
+EVIL = {"host": "evil.example"}
 
 
 @pytest.mark.parametrize(
-    ("headers", "data"),
+    "path",
     [
-        ({}, {}),
-        ({}, {"csrf_token": "wrong"}),
-        ({"X-CSRF-Token": "wrong"}, {}),
+        "/",
+        "/en",
+        "/en/",
+        "/en/lab/",
+        "/en/lab",
+        "/en/guides/nvlink/",
+        "/en/guides/nvlink",
+        "/en/lab/topology",
+        "/en/exam",
+        "/sitemap.xml",
+        "/robots.txt",
+        "/healthz",
+        "/static/css/site.css",
+        "/api/v1/links",
+        "/en/no-such-page",
     ],
 )
-def test_csrf_rejects_missing_or_wrong_tokens(
-    test_client: TestClient, headers: dict[str, str], data: dict[str, str]
+def test_an_unknown_host_gets_400_and_never_a_redirect_to_it(test_client: TestClient, path: str) -> None:
+    assert test_client.get(path, follow_redirects=False).status_code in (200, 303, 308, 404)  # warm the caches
+    for method in ("GET", "HEAD"):
+        response = test_client.request(method, path, headers=EVIL, follow_redirects=False)
+        assert response.status_code == 400
+        assert "location" not in response.headers
+        assert "evil.example" not in response.text
+        assert response.headers.get_list("set-cookie") == []
+
+
+def test_trailing_slash_redirects_are_permanent_and_relative(test_client: TestClient) -> None:
+    for path, target in (
+        ("/en/lab/", "/en/lab"),
+        ("/en", "/en/"),
+        ("/ko/guides/nvlink/", "/ko/guides/nvlink"),
+        ("/en/lab/topology/?gpu_a=1", "/en/lab/topology?gpu_a=1"),
+    ):
+        for method in ("GET", "HEAD"):
+            response = test_client.request(method, path, follow_redirects=False)
+            assert response.status_code == 308, path
+            assert response.headers["location"] == target
+    assert test_client.get("/en/no-such-page/", follow_redirects=False).status_code == 404
+    assert test_client.post("/en/exam/", follow_redirects=False).status_code in (403, 404, 405)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:8000", "localhost:8000"])
+def test_development_serves_localhost_and_127_0_0_1_on_the_served_port(
+    make_settings: SettingsFactory, host: str
 ) -> None:
-    _token_for(test_client)
-    response = test_client.post("/en/protected", headers=headers, data=data)
-    assert response.status_code == 403
-    assert "Reload the page and try again" in response.text
+    app = create_app(make_settings(env=Environment.DEVELOPMENT, base_url="http://127.0.0.1:8000"))
+    origin = f"http://{host}"
+    try:
+        with TestClient(app, base_url=origin) as client:
+            assert client.get("/en/").status_code == 200
+            assert client.get("/en/lab/", follow_redirects=False).headers["location"] == "/en/lab"
+            started = client.post("/api/v1/quizzes/nvlink/attempts", headers={"Origin": origin})
+            assert started.status_code == 201
+            form = client.post(
+                "/en/guides/nvlink/quiz",
+                headers={"Origin": origin, "Sec-Fetch-Site": "same-origin"},
+                follow_redirects=False,
+            )
+            assert form.status_code == 303
+            assert form.headers["location"].startswith("/en/attempts/")
+            other_port = host.replace(":8000", ":8001")
+            assert client.get("/en/", headers={"host": other_port}).status_code == 400
+            assert client.get("/en/", headers={"host": "evil.example"}).status_code == 400
+            refused = client.post("/api/v1/quizzes/nvlink/attempts", headers={"Origin": f"http://{other_port}"})
+            assert refused.status_code == 403
+    finally:
+        state_of(app).database.dispose()
 
 
-def test_csrf_rejects_a_foreign_origin_even_with_a_valid_token(test_client: TestClient) -> None:
-    token = _token_for(test_client)
-    response = test_client.post("/en/protected", data={"csrf_token": token}, headers={"Origin": "https://evil.example"})
-    assert response.status_code == 403
-
-
-def test_csrf_refusal_is_in_korean_on_korean_paths(app_with_test_routes: FastAPI) -> None:
-    @app_with_test_routes.post("/ko/protected")
-    def protected_ko(_csrf: CsrfDep) -> dict[str, bool]:
-        return {"ok": True}
-
-    with TestClient(app_with_test_routes) as client:
-        response = client.post("/ko/protected")
-    assert response.status_code == 403
-    assert "새로고침" in response.text
-
-
-def test_api_allows_tools_without_origin_and_refuses_foreign_origins(test_client: TestClient) -> None:
-    assert test_client.post("/api/v1/protected").status_code == 200
-    assert test_client.post("/api/v1/protected", headers={"Origin": "http://testserver"}).status_code == 200
-    refused = test_client.post("/api/v1/protected", headers={"Origin": "https://evil.example"})
-    assert refused.status_code == 403
-    assert refused.json() == {"detail": "cross-origin"}
-
-
-def test_shared_chapter_page_carries_each_learners_own_token(app_with_test_routes: FastAPI) -> None:
-    tokens = []
-    for _ in range(2):
-        with TestClient(app_with_test_routes) as client:
-            page = client.get("/en/guides/nvlink").text
-            token = _token_for(client)
-            assert f'"X-CSRF-Token": "{token}"' in page
-            assert "\x00" not in page
-            tokens.append(token)
-    assert tokens[0] != tokens[1]
+def test_production_trusts_only_its_own_origin(make_settings: SettingsFactory, tmp_path: Path) -> None:
+    key_file = tmp_path / "certificate-keys.pem"
+    key_file.write_bytes(Ed25519PrivateKey.generate().private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
+    app = create_app(
+        make_settings(
+            env=Environment.PRODUCTION,
+            base_url="https://course.example",
+            secret_key="p" * 40,
+            certificate_key_file=key_file,
+        )
+    )
+    configure_logging(make_settings())  # production logs JSON; the other tests read plain lines
+    try:
+        with TestClient(app, base_url="https://course.example") as client:
+            assert client.get("/en/lab").status_code == 200
+            for host in ("localhost", "127.0.0.1", "127.0.0.1:8000", "evil.example"):
+                assert client.get("/en/lab", headers={"host": host}).status_code == 400
+            assert (
+                client.post("/api/v1/quizzes/nvlink/attempts", headers={"Origin": "http://localhost"}).status_code
+                == 403
+            )
+    finally:
+        state_of(app).database.dispose()

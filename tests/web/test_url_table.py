@@ -8,7 +8,7 @@ import pytest
 from fastapi import FastAPI
 from starlette.requests import Request
 
-from app.web.templating import url_path
+from app.web.templating.urls import url_path
 
 
 def _request(app: FastAPI) -> Request:

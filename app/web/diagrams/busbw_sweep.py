@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from app.simulator import ALGORITHMS, MAX_MESSAGE_BYTES, MODES, OPS, SYSTEMS, CollectiveResult, SimulationError, sweep
 from app.web.diagrams import fields
 from app.web.diagrams.svg import LinearScale, LogScale, Tick, nice_max, points, px
-from app.web.diagrams.units import GiB, format_bytes, format_GBps, format_seconds, significant
+from app.web.diagrams.units import GiB, binary_size, format_GBps, format_seconds, significant
 
 ID = "busbw-sweep"
 SERIES = 3
@@ -158,7 +158,7 @@ def build(form: fields.Form) -> View:
         pts = tuple(
             Point(
                 r.message_bytes,
-                format_bytes(r.message_bytes),
+                binary_size(r.message_bytes),
                 x(r.message_bytes),
                 y(r.busbw_GBps),
                 y(r.algbw_GBps),
@@ -188,7 +188,7 @@ def build(form: fields.Form) -> View:
                 algbw_line=points((p.x, p.y_algbw) for p in pts),
                 crossover_x=crossover_x,
                 crossover_bytes=pts[first_bandwidth].size_bytes if first_bandwidth is not None else None,
-                crossover_label=format_bytes(pts[first_bandwidth].size_bytes) if first_bandwidth is not None else "",
+                crossover_label=binary_size(pts[first_bandwidth].size_bytes) if first_bandwidth is not None else "",
                 all_latency_bound=first_bandwidth is None,
                 peak_busbw_GBps=peak,
                 peak_label=format_GBps(peak),
@@ -198,7 +198,7 @@ def build(form: fields.Form) -> View:
     region: float | None
     region = RIGHT if first.all_latency_bound else first.crossover_x
     span = math.log2(high) - math.log2(low)
-    x_ticks = x.power_of_two_ticks(format_bytes, _label_every(span))
+    x_ticks = x.power_of_two_ticks(binary_size, _label_every(span))
     return View(
         width=WIDTH,
         height=HEIGHT,
@@ -215,5 +215,5 @@ def build(form: fields.Form) -> View:
         x_ticks=tuple(x_ticks),
         y_ticks=tuple(y.ticks(step, lambda v: f"{v:,g}")),
         latency_region_right=region,
-        size_choices=tuple((size, format_bytes(size)) for size in SIZE_CHOICES),
+        size_choices=tuple((size, binary_size(size)) for size in SIZE_CHOICES),
     )

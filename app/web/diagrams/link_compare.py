@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from app.simulator import LINKS, transfer_time_s
 from app.web.diagrams import fields
 from app.web.diagrams.svg import LinearScale, LogScale, Tick, nice_max, px
-from app.web.diagrams.units import GiB, MiB, exact, format_bytes, format_seconds, significant
+from app.web.diagrams.units import GiB, MiB, binary_size, exact, format_seconds, significant
 
 ID = "link-compare"
 UNITS: dict[str, int] = {"GiB": GiB, "GB": 10**9, "MiB": MiB, "MB": 10**6}
@@ -149,8 +149,8 @@ def build(form: fields.Form) -> View:
         height=y + 42,
         scale=scale_name,
         size_bytes=size_bytes,
-        size_label=f"{significant(size, 6)} {unit}",
-        size_bytes_label=f"{size_bytes:,} B" if size_bytes < 10**15 else format_bytes(size_bytes),
+        size_label=f"{significant(size, digits=6)} {unit}",
+        size_bytes_label=f"{size_bytes:,} B" if size_bytes < 10**15 else binary_size(size_bytes),
         groups=tuple(groups),
         ticks=tuple(ticks),
         plot_top=TOP - 6,

@@ -14,17 +14,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
-from weakref import WeakKeyDictionary
 
 from jinja2 import pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup
+from starlette.types import ASGIApp
 
+from app.web.caching import SHARED_PAGE, Representation
 from app.web.diagrams import DIAGRAMS, Diagram
 from app.web.diagrams.fields import FieldError, Problem
-from app.web.diagrams.units import format_bytes
+from app.web.htmx import VARY
 from app.web.simulation_messages import simulation_error_message
-from app.web.templating import Templates
+from app.web.templating import HTML, Templates
+from app.web.templating.urls import url_path_for
 
 UrlFor = Callable[..., str]
 RECENT_FRAGMENTS = 256
@@ -38,11 +40,52 @@ class Rendered:
 
 
 class DiagramRenderer:
+    """Renders diagram fragments and pages, and lets templates embed a diagram in its default state
+    (``{{ diagram("topology") }}``)."""
+
     def __init__(self, templates: Templates, translations: Mapping[str, gettext.GNUTranslations]) -> None:
         self.templates = templates
         self.translations = translations
         self._defaults: dict[tuple[str, str], Rendered] = {}
         self._recent: OrderedDict[tuple[str, str, bytes], Rendered] = OrderedDict()
+        self._representations: OrderedDict[tuple[str, str, bytes, bool], Representation] = OrderedDict()
+
+        @pass_context
+        def diagram(context: Context, diagram_id: str) -> Markup:
+            return self.default(diagram_id, context["lang"], context["url"]).html
+
+        for environment in templates.environments.values():
+            environment.globals["diagram"] = diagram
+
+    def representation(
+        self, app: ASGIApp, diagram_id: str, language: str, query_string: bytes, fragment: bool
+    ) -> Representation:
+        """The fragment (for an HTMX swap) or the full page of one diagram state, ready to serve."""
+        key = (diagram_id, language, query_string, fragment)
+        representation = self._representations.get(key)
+        if representation is not None:
+            self._representations.move_to_end(key)
+            return representation
+
+        def url(route_name: str, /, **params: Any) -> str:
+            return url_path_for(app, route_name, **params)
+
+        rendered = self.render(diagram_id, language, query_string, url)
+        body = rendered.body
+        if not fragment:
+            context = {
+                "diagram_id": diagram_id,
+                "fragment": rendered.html,
+                "invalid": rendered.status_code != 200,
+                "switch": ("diagram", {"lang": language, "diagram_id": diagram_id}),
+            }
+            body = self.templates.render_to_string(app, "diagrams/page.html", language, context).encode()
+        cache_control = SHARED_PAGE if rendered.status_code == 200 else "no-store"
+        representation = Representation.build(body, HTML, cache_control, rendered.status_code, [("vary", VARY)])
+        self._representations[key] = representation
+        if len(self._representations) > RECENT_FRAGMENTS:
+            self._representations.popitem(last=False)
+        return representation
 
     def default(self, diagram_id: str, language: str, url: UrlFor) -> Rendered:
         rendered = self._defaults.get((diagram_id, language))
@@ -105,25 +148,3 @@ class DiagramRenderer:
             with_query=with_query,
         )
         return Rendered(422 if problem else 200, Markup(html), html.encode())  # noqa: S704  (autoescaped template)
-
-
-_RENDERERS: WeakKeyDictionary[Templates, DiagramRenderer] = WeakKeyDictionary()
-
-
-def renderer_for(templates: Templates, translations: Mapping[str, gettext.GNUTranslations]) -> DiagramRenderer:
-    renderer = _RENDERERS.get(templates)
-    return renderer if renderer is not None else install(templates, translations)
-
-
-def install(templates: Templates, translations: Mapping[str, gettext.GNUTranslations]) -> DiagramRenderer:
-    """Lets templates embed a diagram in its default state (``{{ diagram("topology") }}``) and format sizes."""
-    renderer = _RENDERERS.setdefault(templates, DiagramRenderer(templates, translations))
-
-    @pass_context
-    def diagram(context: Context, diagram_id: str) -> Markup:
-        return renderer.default(diagram_id, context["lang"], context["url"]).html
-
-    for environment in templates.environments.values():
-        environment.globals["diagram"] = diagram
-        environment.filters["binary_size"] = format_bytes
-    return renderer

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from app.simulator import LINKS, SYSTEMS, SimulationError, simulate_collective
 from app.web.diagrams import fields
 from app.web.diagrams.svg import px
-from app.web.diagrams.units import GiB, MiB, exact, format_bytes, format_seconds, significant
+from app.web.diagrams.units import GiB, MiB, binary_size, exact, format_seconds, significant
 
 ID = "ring-allreduce"
 UNITS: dict[str, int] = {"GiB": GiB, "MiB": MiB, "GB": 10**9, "MB": 10**6}
@@ -151,7 +151,7 @@ def _size(form: fields.Form) -> tuple[int, str]:
             code="out_of_range",
             allowed=f"1 B ≤ size ≤ {exact(MAX_BYTES / factor)} {unit}",
         )
-    return size_bytes, f"{significant(size, 6)} {unit}"
+    return size_bytes, f"{significant(size, digits=6)} {unit}"
 
 
 def build(form: fields.Form) -> View:
@@ -288,9 +288,9 @@ def build(form: fields.Form) -> View:
         rs_label_x=px(left + slot * (n - 1) / 2),
         ag_label_x=px(left + slot * (n - 1) * 1.5),
         chunk_bytes=chunk_bytes,
-        chunk_label=format_bytes(chunk_bytes),
+        chunk_label=binary_size(chunk_bytes),
         sent_bytes=step * chunk_bytes,
-        sent_label=format_bytes(step * chunk_bytes),
+        sent_label=binary_size(step * chunk_bytes),
         elapsed_s=step * per_step_s,
         elapsed_label=format_seconds(step * per_step_s),
         total_s=result.time_s,

@@ -186,7 +186,7 @@ def build(form: fields.Form) -> View:
         top=TOP,
         bottom=BOTTOM,
         parameters=parameters,
-        parameters_label=significant(params_b, 6),
+        parameters_label=significant(params_b, digits=6),
         gradient_bytes=parameters * BYTES_PER_GRADIENT,
         gradient_label=f"{significant(parameters * BYTES_PER_GRADIENT / 1e9)} GB",
         compute_s=compute_s,

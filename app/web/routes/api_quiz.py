@@ -2,41 +2,28 @@
 
 An attempt belongs to the learner cookie that started it; any other caller gets 404. Nothing about
 correctness leaves the server before the answer is locked: a started attempt lists prompts, option tokens and
-units only. Every response is per learner, so none may be cached.
+units only. Every response is per learner, so none may be cached. Errors are the service's domain errors,
+answered by app.web.exceptions.
 """
 
 from __future__ import annotations
 
-import json
-from datetime import UTC, datetime
-from typing import Annotated, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from starlette.concurrency import run_in_threadpool
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from app.quiz import service
-from app.quiz.errors import (
-    AlreadyAnsweredError,
-    AttemptClosedError,
-    AttemptNotFoundError,
-    InvalidSubmissionError,
-    QuizNotFoundError,
-    RateLimitedError,
-)
-from app.quiz.views import AnswerView, AttemptView
-from app.web.csrf import ApiOriginDep
-from app.web.deps import app_state
-from app.web.errors import request_language
-from app.web.i18n import SUPPORTED_LANGUAGES
-from app.web.identity import learner_identity
-from app.web.quiz_messages import QuizText
+from app.quiz.messages import QuizText
+from app.quiz.readmodels import AnswerView, AttemptView
+from app.quiz.service import ChoiceSubmission, NumericSubmission, Submission
+from app.web.deps import ContextDep, QuizServiceDep, no_store, refuse_cross_origin
+from app.web.i18n import request_language
 from app.web.routes.api_simulator import ErrorOut  # one error shape for the whole API
+from app.web.state import app_state
 
-router = APIRouter(prefix="/api/v1", tags=["quizzes"])
-
-NO_STORE = {"cache-control": "no-store"}
+router = APIRouter(prefix="/api/v1", tags=["quizzes"], dependencies=[Depends(refuse_cross_origin), Depends(no_store)])
 
 
 class QuizOut(BaseModel):
@@ -83,11 +70,17 @@ class AnswerIn(BaseModel):
 class AnswerOut(BaseModel):
     question_id: str
     correct: bool
-    explanation: str
-    correct_tokens: list[str] | None = None
-    correct_value: float | None = Field(default=None, description="In `unit`.")
+    explanation: str | None = Field(description="Null on the final exam until the learner has passed it.")
+    correct_tokens: list[str] | None = Field(
+        default=None, description="Choice questions; null on the final exam until the learner has passed it."
+    )
+    correct_value: float | None = Field(
+        default=None, description="Numeric questions, in `unit`; null on the final exam until passed."
+    )
     unit: str | None = None
-    feedback: list[str] = Field(description="What the chosen options or the numeric slip reveal.")
+    feedback: list[str] = Field(
+        description="What the chosen options or the numeric slip reveal (on the exam: the misconception only)."
+    )
 
 
 class AnswerConflictOut(BaseModel):
@@ -113,15 +106,12 @@ class AttemptOut(BaseModel):
     passed: bool | None
 
 
-def _language(request: Request, lang: str | None) -> str:
-    return lang if lang in SUPPORTED_LANGUAGES else request_language(request)
-
-
-def _text(request: Request, language: str) -> QuizText:
+def _text(request: Request) -> QuizText:
+    language = request_language(request)
     return QuizText(app_state(request).translations[language], language)
 
 
-def _question_out(attempt: AttemptView, language: str) -> list[QuestionOut]:
+def questions_out(attempt: AttemptView, language: str) -> list[QuestionOut]:
     return [
         QuestionOut(
             id=drawn.id,
@@ -134,7 +124,7 @@ def _question_out(attempt: AttemptView, language: str) -> list[QuestionOut]:
     ]
 
 
-def _answer_out(answer: AnswerView, text: QuizText) -> AnswerOut:
+def answer_out(answer: AnswerView, text: QuizText) -> AnswerOut:
     tokens = answer.correct_tokens
     return AnswerOut(
         question_id=answer.question_id,
@@ -147,43 +137,53 @@ def _answer_out(answer: AnswerView, text: QuizText) -> AnswerOut:
     )
 
 
-def _json(model: BaseModel, status_code: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(
-        model.model_dump(mode="json", exclude_none=isinstance(model, AnswerOut)),
-        status_code=status_code,
-        headers=NO_STORE | (headers or {}),
+def attempt_out(attempt: AttemptView, text: QuizText) -> AttemptOut:
+    return AttemptOut(
+        attempt_id=attempt.id,
+        quiz_id=attempt.quiz.id,
+        state=attempt.state,
+        started_at=attempt.started_at,
+        deadline=attempt.deadline_at,
+        finished_at=attempt.finished_at,
+        questions=questions_out(attempt, text.language),
+        answers=[answer_out(answer, text) for answer in attempt.answers.values()],
+        score_percent=attempt.score_percent,
+        passed=attempt.passed,
     )
 
 
-def _error(status_code: int, detail: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=status_code, headers=NO_STORE | (headers or {}))
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _client(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+def _submission(payload: AnswerIn) -> Submission:
+    if payload.tokens is not None and payload.value is None:
+        return ChoiceSubmission(tuple(payload.tokens))
+    if payload.value is not None and payload.tokens is None:
+        return NumericSubmission(payload.value, payload.unit)
+    raise RequestValidationError([{"type": "value_error", "loc": ("body",), "msg": "tokens or value"}])
 
 
 LangQuery = Annotated[str | None, Query(description="en or ko; default: the negotiated language.")]
 
 
+def _documented(status: int, description: str, model: type[BaseModel] = ErrorOut) -> dict[int | str, dict[str, Any]]:
+    return {status: {"model": model, "description": description}}
+
+
+ERRORS = _documented(403, "A foreign Origin or Sec-Fetch-Site.")
+NOT_FOUND = _documented(404, "No such attempt for this learner.")
+UNAVAILABLE = _documented(503, "The database does not answer; see Retry-After.")
+
+
 @router.get("/quizzes", name="api_quizzes", response_model=list[QuizOut])
-def list_quizzes(request: Request, lang: LangQuery = None) -> JSONResponse:
-    language = _language(request, lang)
-    quizzes = [
+async def list_quizzes(quiz: QuizServiceDep, context: ContextDep, lang: LangQuery = None) -> list[QuizOut]:
+    return [
         QuizOut(
-            id=quiz.id,
-            title=quiz.title.get(language),
-            chapter=quiz.chapter,
-            question_count=quiz.draw,
-            pass_percent=quiz.pass_percent,
+            id=item.id,
+            title=item.title.get(context.language),
+            chapter=item.chapter,
+            question_count=item.draw,
+            pass_percent=item.pass_percent,
         )
-        for quiz in app_state(request).quizzes
+        for item in quiz.catalog
     ]
-    return JSONResponse([quiz.model_dump(mode="json") for quiz in quizzes], headers=NO_STORE)
 
 
 @router.post(
@@ -191,54 +191,33 @@ def list_quizzes(request: Request, lang: LangQuery = None) -> JSONResponse:
     name="api_start_attempt",
     status_code=201,
     response_model=AttemptCreatedOut,
-    responses={
-        403: {"model": ErrorOut, "description": "A foreign Origin."},
+    responses=ERRORS
+    | UNAVAILABLE
+    | {
         404: {"model": ErrorOut, "description": "No such quiz."},
         429: {"model": ErrorOut, "description": "Too many attempts; see Retry-After."},
     },
 )
-def start_attempt(request: Request, quiz_id: str, _origin: ApiOriginDep, lang: LangQuery = None) -> JSONResponse:
-    language = _language(request, lang)
-    state = app_state(request)
-    text = _text(request, language)
-    try:
-        with state.database.write_session() as session:
-            attempt = service.start_attempt(
-                session,
-                state.quizzes,
-                learner_identity(request).learner_id,
-                language,
-                quiz_id,
-                _client(request),
-                _now(),
-                state.quiz_policy,
-            )
-    except QuizNotFoundError:
-        return _error(404, text.not_found())
-    except RateLimitedError as error:
-        quiz = state.quizzes.get(quiz_id)
-        return _error(
-            429,
-            text.rate_limited(error, quiz.attempts_per_day if quiz else None),
-            {"retry-after": str(error.retry_after_s)},
-        )
-    created = AttemptCreatedOut(
+async def start_attempt(
+    quiz_id: str, quiz: QuizServiceDep, context: ContextDep, lang: LangQuery = None
+) -> AttemptCreatedOut:
+    attempt = await quiz.start(context, quiz.quiz(quiz_id))
+    return AttemptCreatedOut(
         attempt_id=attempt.id,
         quiz_id=attempt.quiz.id,
-        questions=_question_out(attempt, language),
+        questions=questions_out(attempt, context.language),
         deadline=attempt.deadline_at,
     )
-    return _json(created, status_code=201)
 
 
 @router.post(
     "/attempts/{attempt_id}/answers",
     name="api_answer",
     response_model=AnswerOut,
-    response_model_exclude_none=True,
-    responses={
-        403: {"model": ErrorOut, "description": "A foreign Origin."},
-        404: {"model": ErrorOut, "description": "No such attempt for this learner."},
+    responses=ERRORS
+    | NOT_FOUND
+    | UNAVAILABLE
+    | {
         409: {
             "model": AnswerConflictOut,
             "description": "Already answered (the stored answer is returned), or the attempt is over.",
@@ -246,119 +225,32 @@ def start_attempt(request: Request, quiz_id: str, _origin: ApiOriginDep, lang: L
         422: {"model": ErrorOut, "description": "Malformed answer, unknown question or option token."},
         429: {"model": ErrorOut, "description": "Too many answers; see Retry-After."},
     },
-    openapi_extra={
-        "requestBody": {"required": True, "content": {"application/json": {"schema": AnswerIn.model_json_schema()}}}
-    },
 )
-async def answer(request: Request, attempt_id: str, _origin: ApiOriginDep, lang: LangQuery = None) -> JSONResponse:
-    language = _language(request, lang)
-    text = _text(request, language)
-    try:
-        payload = AnswerIn.model_validate(json.loads(await request.body()))
-    except (ValueError, ValidationError):
-        return _error(422, text.submission_error("malformed"))
-    return await _run_answer(request, attempt_id, payload, text)
-
-
-async def _run_answer(request: Request, attempt_id: str, payload: AnswerIn, text: QuizText) -> JSONResponse:
-    # The database work is synchronous: off the event loop, like FastAPI does for plain `def` routes.
-    return await run_in_threadpool(_answer_sync, request, attempt_id, payload, text)
-
-
-def _answer_sync(request: Request, attempt_id: str, payload: AnswerIn, text: QuizText) -> JSONResponse:
-    state = app_state(request)
-    submission: service.Submission
-    if payload.tokens is not None and payload.value is None:
-        submission = service.ChoiceSubmission(tuple(payload.tokens))
-    elif payload.value is not None and payload.tokens is None:
-        submission = service.NumericSubmission(payload.value, payload.unit)
-    else:
-        return _error(422, text.submission_error("malformed"))
-    try:
-        with state.database.write_connection() as connection:
-            answered = service.submit_answer(
-                connection,
-                state.quizzes,
-                learner_identity(request).learner_id,
-                attempt_id,
-                payload.question_id,
-                submission,
-                _client(request),
-                _now(),
-                state.quiz_policy,
-            )
-    except AttemptNotFoundError:
-        return _error(404, text.not_found())
-    except AlreadyAnsweredError as error:
-        conflict = AnswerConflictOut(detail=text.conflict("already_answered"), answer=_answer_out(error.answer, text))
-        return JSONResponse(conflict.model_dump(mode="json", exclude_none=True), status_code=409, headers=NO_STORE)
-    except AttemptClosedError as error:
-        return _error(409, text.conflict("timed_out" if error.timed_out else "closed"))
-    except InvalidSubmissionError as error:
-        return _error(422, text.submission_error(error.code, _unit_of(request, attempt_id, payload.question_id)))
-    except RateLimitedError as error:
-        return _error(429, text.rate_limited(error, None), {"retry-after": str(error.retry_after_s)})
-    return _json(_answer_out(answered.answer, text))
-
-
-def _unit_of(request: Request, attempt_id: str, question_id: str) -> str | None:
-    state = app_state(request)
-    for quiz in state.quizzes:
-        question = quiz.question(question_id)
-        if question is not None:
-            return question.unit
-    return None
+async def answer(
+    attempt_id: str,
+    payload: AnswerIn,
+    request: Request,
+    quiz: QuizServiceDep,
+    context: ContextDep,
+    lang: LangQuery = None,
+) -> AnswerOut:
+    answered = await quiz.answer(context, attempt_id, payload.question_id, _submission(payload))
+    return answer_out(answered.answer, _text(request))
 
 
 @router.post(
     "/attempts/{attempt_id}/finish",
     name="api_finish",
     response_model=FinishOut,
-    responses={
-        403: {"model": ErrorOut, "description": "A foreign Origin."},
-        404: {"model": ErrorOut, "description": "No such attempt for this learner."},
-    },
+    responses=ERRORS | NOT_FOUND | UNAVAILABLE,
 )
-def finish(request: Request, attempt_id: str, _origin: ApiOriginDep, lang: LangQuery = None) -> JSONResponse:
-    language = _language(request, lang)
-    state = app_state(request)
-    try:
-        with state.database.write_session() as session:
-            attempt = service.finish_attempt(
-                session, state.quizzes, learner_identity(request).learner_id, attempt_id, _now()
-            )
-    except AttemptNotFoundError:
-        return _error(404, _text(request, language).not_found())
-    return _json(FinishOut(score_percent=attempt.score_percent or 0, passed=bool(attempt.passed)))
+async def finish(attempt_id: str, quiz: QuizServiceDep, context: ContextDep, lang: LangQuery = None) -> FinishOut:
+    attempt = await quiz.finish(context, attempt_id)
+    return FinishOut(score_percent=attempt.score_percent or 0, passed=bool(attempt.passed))
 
 
-@router.get(
-    "/attempts/{attempt_id}",
-    name="api_attempt",
-    response_model=AttemptOut,
-    responses={404: {"model": ErrorOut, "description": "No such attempt for this learner."}},
-)
-def get_attempt(request: Request, attempt_id: str, lang: LangQuery = None) -> JSONResponse:
-    language = _language(request, lang)
-    state = app_state(request)
-    text = _text(request, language)
-    try:
-        with state.database.write_session() as session:
-            attempt = service.get_attempt(
-                session, state.quizzes, learner_identity(request).learner_id, attempt_id, _now()
-            )
-    except AttemptNotFoundError:
-        return _error(404, text.not_found())
-    out = AttemptOut(
-        attempt_id=attempt.id,
-        quiz_id=attempt.quiz.id,
-        state=attempt.state,
-        started_at=attempt.started_at,
-        deadline=attempt.deadline_at,
-        finished_at=attempt.finished_at,
-        questions=_question_out(attempt, language),
-        answers=[_answer_out(answer, text) for answer in attempt.answers.values()],
-        score_percent=attempt.score_percent,
-        passed=attempt.passed,
-    )
-    return _json(out)
+@router.get("/attempts/{attempt_id}", name="api_attempt", response_model=AttemptOut, responses=NOT_FOUND | UNAVAILABLE)
+async def get_attempt(
+    attempt_id: str, request: Request, quiz: QuizServiceDep, context: ContextDep, lang: LangQuery = None
+) -> AttemptOut:
+    return attempt_out(await quiz.attempt(context, attempt_id), _text(request))

@@ -23,9 +23,9 @@ from app.simulator import (
     system_to_dict,
 )
 from app.simulator.collectives import MAX_ALPHA_US, MAX_BANDWIDTH_OVERRIDE_GBPS, MIN_BANDWIDTH_OVERRIDE_GBPS
-from app.web.deps import app_state
-from app.web.errors import request_language
+from app.web.i18n import request_language
 from app.web.simulation_messages import simulation_error_message
+from app.web.state import app_state
 
 router = APIRouter(prefix="/api/v1", tags=["simulator"])
 

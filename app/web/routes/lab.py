@@ -2,63 +2,33 @@
 
 ``/{lang}/lab/{diagram_id}`` answers an HTMX swap with the diagram fragment and anything else with a full page,
 so a form submitted without JavaScript, a pushed URL and a shared link all show the same state. Bad input is
-a 422 with the message inside the diagram's form. These routes are hot (every control change is a request), so
-they call plain helpers rather than FastAPI dependencies.
+a 422 with the message inside the diagram's form. Every answer depends only on the address, so each is a shared
+Representation that the page cache and any proxy may keep.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, HTTPException, Request, status
 from starlette.responses import Response
 
-from app.web.deps import app_state, require_language
+from app.web.caching import RepresentationResponse
+from app.web.deps import LanguageDep, StateDep
 from app.web.diagrams import DIAGRAMS
-from app.web.diagrams.render import install, renderer_for
-from app.web.htmx import VARY, wants_fragment
-from app.web.state import AppState
+from app.web.htmx import wants_fragment
 
-router = APIRouter()
-
-__all__ = ["install_diagrams", "router"]
+router = APIRouter(include_in_schema=False)
 
 
-def install_diagrams(state: AppState) -> None:
-    install(state.templates, state.translations)
+@router.get("/{lang}/lab", name="lab")
+async def lab(request: Request, lang: LanguageDep, state: StateDep) -> Response:
+    return RepresentationResponse(state.templates.shared(request, "lab.html", lang, {"diagram_ids": tuple(DIAGRAMS)}))
 
 
-@router.get("/{lang}/lab", name="lab", include_in_schema=False)
-async def lab(request: Request, lang: str) -> Response:
-    language = require_language(lang)
-    state = app_state(request)
-    return state.templates.render_shared(request, "lab.html", language, {"diagram_ids": tuple(DIAGRAMS)})
-
-
-@router.get("/{lang}/lab/{diagram_id}", name="diagram", include_in_schema=False)
-async def diagram(request: Request, lang: str, diagram_id: str) -> Response:
-    language = require_language(lang)
+@router.get("/{lang}/lab/{diagram_id}", name="diagram")
+async def diagram(request: Request, lang: LanguageDep, diagram_id: str, state: StateDep) -> Response:
     if diagram_id not in DIAGRAMS:
         raise HTTPException(status_code=status.HTTP_404_NOT_FOUND)
-    state = app_state(request)
-    app = request.app
-
-    def url(route_name: str, /, **params: Any) -> str:
-        return str(app.url_path_for(route_name, **params))
-
-    rendered = renderer_for(state.templates, state.translations).render(
-        diagram_id, language, request.scope["query_string"], url
+    representation = state.diagrams.representation(
+        request.app, diagram_id, lang, request.scope["query_string"], fragment=wants_fragment(request)
     )
-    headers = {"vary": VARY}
-    if wants_fragment(request):
-        return Response(
-            rendered.body, status_code=rendered.status_code, headers=headers, media_type="text/html; charset=utf-8"
-        )
-    return state.templates.render(
-        request,
-        "diagrams/page.html",
-        language,
-        {"diagram_id": diagram_id, "fragment": rendered.html, "invalid": rendered.status_code != 200},
-        status_code=rendered.status_code,
-        headers=headers,
-    )
+    return RepresentationResponse(representation)

@@ -32,6 +32,14 @@ sources:
 faq:
   - question: Why?
     answer: Because.
+  - question: How fast?
+    answer: 450 GB/s per direction.
+  - question: Both directions?
+    answer: 900 GB/s.
+  - question: Per link?
+    answer: 25 GB/s per direction.
+  - question: In bits?
+    answer: 3,600 Gb/s per direction.
 ---
 
 {{#overview}}
@@ -48,6 +56,41 @@ Units matter.
 
 ::: diagram link-compare
 :::
+
+{{#deep-dive}}
+## Deep dive
+
+How it works.
+
+{{#technical-insight}}
+## Technical insight
+
+Why it matters.
+
+{{#real-world}}
+## Real-world implementations
+
+Where it runs.
+
+{{#strategic-impact}}
+## Strategic impact
+
+What it costs.
+
+{{#future}}
+## The future
+
+Where it goes.
+
+{{#risks}}
+## Risks and guardrails
+
+What can go wrong.
+
+{{#roadmap}}
+## Implementation roadmap
+
+How to roll it out.
 """
 
 

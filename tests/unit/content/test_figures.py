@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from app import simulator
-from app.content.figures import CalculationError, calculate, format_calculated, simulator_figure, substitute_figures
+from app.content.figures import CalculationError, calculate, simulator_figure, substitute_figures
+from app.formatting import significant
 
 
 def _substitute(text: str, language: str = "en") -> tuple[str, list[tuple[int, str]]]:
@@ -32,9 +33,9 @@ def test_training_fraction_is_a_percentage_of_the_step() -> None:
 
 
 def test_calculated_figures_are_formatted_to_three_significant_digits_per_language() -> None:
-    assert format_calculated(4.175662, "en") == "4.18"
-    assert format_calculated(12345.678, "en") == "12,346"
-    assert format_calculated(0.000123456, "ko") == "0.000123"
+    assert significant(4.175662, "en") == "4.18"
+    assert significant(12345.678, "en") == "12,346"
+    assert significant(0.000123456, "ko") == "0.000123"
     text, problems = _substitute("It takes {{calc:transfer_time:ms|message_bytes=1GiB,link=nvlink4}} ms.")
     assert problems == []
     assert text == "It takes 2.39 ms."

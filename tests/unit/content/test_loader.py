@@ -7,6 +7,7 @@ import pytest
 
 from app.content import ContentError, load_course
 from app.content.loader import reading_minutes
+from app.content.sections import CHAPTER_SECTIONS, MIN_FAQ_ENTRIES
 from tests.unit.content.conftest import fake_figure
 
 
@@ -49,10 +50,12 @@ def test_valid_course_loads_in_order_with_planned_chapters(content_dir: Path) ->
 def test_page_is_rendered_once_with_toc_figures_callouts_and_sources(content_dir: Path) -> None:
     page = load(content_dir).chapters[0].pages["en"]
     html = "".join(part.html for part in page.body)
-    assert [(entry.level, entry.anchor, entry.text) for entry in page.toc] == [
+    assert [(entry.level, entry.anchor, entry.text) for entry in page.toc][:3] == [
         (2, "overview", "Overview"),
         (3, "details", "Details"),
+        (2, "deep-dive", "Deep dive"),
     ]
+    assert tuple(entry.anchor for entry in page.toc if entry.level == 2) == CHAPTER_SECTIONS
     assert "carries 450 GB/s per direction" in html
     assert '<aside class="callout callout-note">' in html
     assert '<p class="callout-title">Careful</p>' in html
@@ -60,6 +63,7 @@ def test_page_is_rendered_once_with_toc_figures_callouts_and_sources(content_dir
     assert 'href="https://example.com/a"' in page.sources_html
     assert 'href="#fn1"' in html
     assert page.faq[0].question == "Why?"
+    assert len(page.faq) == MIN_FAQ_ENTRIES
     assert page.reading_minutes == 1
 
 
@@ -236,3 +240,55 @@ def test_reading_minutes_counts_words_and_hangul() -> None:
     assert reading_minutes("word " * 231) == 2
     assert reading_minutes("가" * 1000) == 2
     assert reading_minutes("") == 1
+
+
+def test_a_missing_section_is_named_where_it_belongs(content_dir: Path) -> None:
+    path = content_dir / "guides" / "alpha" / "en.md"
+    edit(path, "{#real-world}\n## Real-world implementations\n\nWhere it runs.\n\n", "")
+    expected = f"guides/alpha/en.md:{line_number(path, '{#strategic-impact}')}: section {{#real-world}} is missing"
+    assert any(problem.startswith(expected) for problem in problems_of(content_dir)), problems_of(content_dir)
+
+
+def test_sections_out_of_order_point_at_the_first_misplaced_one(content_dir: Path) -> None:
+    path = content_dir / "guides" / "beta" / "ko.md"
+    edit(path, "{#future}\n", "{#placeholder}\n")
+    edit(path, "{#risks}\n", "{#future}\n")
+    edit(path, "{#placeholder}\n", "{#risks}\n")
+    found = problems_of(content_dir)
+    expected = f"guides/beta/ko.md:{line_number(path, '{#risks}')}: section {{#risks}} is out of order: {{#future}}"
+    assert [problem for problem in found if "out of order" in problem] == [
+        next(problem for problem in found if problem.startswith(expected))
+    ]
+
+
+def test_an_extra_top_level_section_must_become_a_subsection(content_dir: Path) -> None:
+    path = content_dir / "guides" / "alpha" / "en.md"
+    edit(path, "{#roadmap}\n", "{#worked-example}\n## Worked example\n\nNumbers.\n\n{#roadmap}\n")
+    expected = f"guides/alpha/en.md:{line_number(path, '{#worked-example}')}: '## ' section {{#worked-example}}"
+    assert any(problem.startswith(expected) for problem in problems_of(content_dir))
+
+
+def test_a_chapter_needs_five_faq_entries(content_dir: Path) -> None:
+    path = content_dir / "guides" / "alpha" / "ko.md"
+    edit(path, "  - question: In bits?\n    answer: 3,600 Gb/s per direction.\n", "")
+    assert (
+        f"guides/alpha/ko.md:{line_number(path, 'faq:') + 1}: faq: the chapter needs at least 5 FAQ entries "
+        "in its front matter (it has 4)"
+    ) in problems_of(content_dir)
+
+
+def test_a_hand_written_rate_that_contradicts_the_preset_named_next_to_it(content_dir: Path) -> None:
+    path = content_dir / "guides" / "beta" / "en.md"
+    edit(path, "How it works.", "Each GPU has 18 links; NVLink 5 gives 450 GB/s per direction.")
+    line = line_number(path, "NVLink 5 gives")
+    assert any(
+        problem.startswith(f"guides/beta/en.md:{line}: '450 GB/s' next to 'NVLink 5' is no figure of the nvlink5")
+        for problem in problems_of(content_dir)
+    )
+
+
+def test_both_languages_cite_the_same_sources(content_dir: Path) -> None:
+    edit(content_dir / "guides" / "alpha" / "ko.md", "url: https://example.com/a", "url: https://example.com/b")
+    assert (
+        "guides/alpha/ko.md: sources differ from en.md's (differing or extra: src-a; missing: none)"
+    ) in problems_of(content_dir)

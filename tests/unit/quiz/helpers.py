@@ -1,29 +1,28 @@
-"""Shared by the quiz tests: the real banks, an app on a fresh database, and answers built from the bank."""
+"""Shared by the quiz unit tests: the real banks, a service on a test database, request contexts, and answers
+computed from the bank (as only tests may). A helper module, not a test module."""
 
 from __future__ import annotations
 
-import dataclasses
-import re
+import asyncio
+from collections.abc import Coroutine
 from datetime import UTC, datetime
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
-from itsdangerous import URLSafeSerializer
-
-from app import migrations
 from app.content import load_course
+from app.context import RequestContext
 from app.db import Database
-from app.main import create_app
-from app.quiz import service
-from app.quiz.bank import QuizCatalog, load_quizzes
+from app.quiz.bank import Quiz, QuizCatalog, load_quizzes
 from app.quiz.grading import expected_in_unit
-from app.quiz.service import QuizPolicy
-from app.quiz.views import AttemptView, DrawnView
-from tests.conftest import PROJECT_ROOT, SettingsFactory
+from app.quiz.readmodels import DrawnView
+from app.quiz.service import ChoiceSubmission, NumericSubmission, QuizPolicy, QuizService, Submission
+from tests.conftest import GENEROUS_POLICY, PROJECT_ROOT
 
 CONTENT_DIR = PROJECT_ROOT / "content"
+T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+CLIENT = "192.0.2.1"
+
+T = TypeVar("T")
 
 
 @cache
@@ -31,67 +30,48 @@ def real_catalog() -> QuizCatalog:
     return load_quizzes(CONTENT_DIR, load_course(CONTENT_DIR))
 
 
-def quiz_app(database_url: str, make_settings: SettingsFactory, policy: QuizPolicy | None = None) -> FastAPI:
-    if not database_url.startswith("sqlite"):
-        database = Database.from_url(database_url)
-        try:
-            migrations.upgrade(database)
-        finally:
-            database.dispose()
-    app = create_app(make_settings(database_url=database_url))
-    if policy is not None:
-        app.state.interconnects = dataclasses.replace(app.state.interconnects, quiz_policy=policy)
-    return app
+def real_quiz(quiz_id: str) -> Quiz:
+    quiz = real_catalog().get(quiz_id)
+    assert quiz is not None, quiz_id
+    return quiz
 
 
-def learner_of(app: FastAPI, client: TestClient) -> str:
-    cookie = client.cookies.get("learner")
-    assert cookie is not None
-    learner_id: str = URLSafeSerializer(app.state.interconnects.secret_key, salt="learner-id").loads(cookie)
-    return learner_id
+def quiz_service(database: Database, policy: QuizPolicy = GENEROUS_POLICY) -> QuizService:
+    """The service with every per-request limit lifted, unless a test is about one."""
+    return QuizService(database, real_catalog(), policy)
 
 
-def attempt_of(app: FastAPI, client: TestClient, attempt_id: str) -> AttemptView:
-    """The attempt as the service sees it, with the correct options (tests only)."""
-    state = app.state.interconnects
-    with state.database.write_session() as session:
-        return service.get_attempt(session, state.quizzes, learner_of(app, client), attempt_id, datetime.now(UTC))
+def run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """One service call on its own event loop, as a request would make it.
+
+    Not asyncio.run: on Python 3.11 its SIGINT bookkeeping formats the finished task, result included, and the
+    repr of an attempt (its whole quiz bank) made that a third of the state machine's run time."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
 
 
-def csrf_token(client: TestClient, path: str = "/en/guides/nvlink/quiz") -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get(path).text)
-    assert match is not None
-    return match.group(1)
+def context(
+    learner_id: str, now: datetime = T0, client: str = CLIENT, language: str = "en", returning: bool = True
+) -> RequestContext:
+    return RequestContext(learner_id, returning, language, client, now)
 
 
-def right_answer(drawn: DrawnView) -> dict[str, Any]:
-    """An API answer body that is right for this drawn question."""
+def right_value(drawn: DrawnView) -> float:
+    return expected_in_unit(drawn.question, drawn.parameters)
+
+
+def right_submission(drawn: DrawnView) -> Submission:
     if drawn.type == "numeric":
-        return {
-            "question_id": drawn.id,
-            "value": expected_in_unit(drawn.question, drawn.parameters),
-            "unit": drawn.unit,
-        }
-    return {"question_id": drawn.id, "tokens": [s.token for s in drawn.options if s.option.correct]}
+        return NumericSubmission(right_value(drawn), drawn.unit)
+    return ChoiceSubmission(tuple(shown.token for shown in drawn.options if shown.option.correct))
 
 
-def wrong_answer(drawn: DrawnView) -> dict[str, Any]:
+def wrong_submission(drawn: DrawnView) -> Submission:
+    """Wrong by a factor of 3 (no unit slip), or one wrong option."""
     if drawn.type == "numeric":
-        return {
-            "question_id": drawn.id,
-            "value": 3 * expected_in_unit(drawn.question, drawn.parameters),
-            "unit": drawn.unit,
-        }
-    return {"question_id": drawn.id, "tokens": [next(s.token for s in drawn.options if not s.option.correct)]}
-
-
-def secrets_of(drawn: DrawnView, language: str) -> list[str]:
-    """Every text that would give the answer away before the question is locked (the option tokens are in the
-    page by necessity; that they carry no mark of correctness is checked separately)."""
-    found: list[str] = []
-    for shown in drawn.options:
-        if shown.option.feedback is not None:
-            found.append(shown.option.feedback.get(language))
-    explanation = drawn.question.explanation.get(language)
-    found.append(explanation.split("{")[0][:60] if "{" in explanation else explanation)
-    return [text for text in found if text]
+        return NumericSubmission(3 * right_value(drawn), drawn.unit)
+    return ChoiceSubmission((next(shown.token for shown in drawn.options if not shown.option.correct),))

@@ -1,9 +1,14 @@
+"""Quantities a learner types, normalised to base units; what cannot be an answer is refused with a reason."""
+
 from __future__ import annotations
+
+import math
 
 import pytest
 
-from app.quiz.units import QuantityError, parse_quantity, quantity_from_parts
+from app.quiz.units import MAGNITUDES, QuantityError, parse_quantity, quantity_from_parts, unit_named
 from app.simulator.models import Dimension
+from tests.unit.quiz.helpers import real_catalog
 
 
 @pytest.mark.parametrize(
@@ -53,3 +58,58 @@ def test_malformed_quantities_are_refused_with_a_reason(text: str, code: str) ->
     with pytest.raises(QuantityError) as raised:
         parse_quantity(text)
     assert raised.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("value", "unit"),
+    [
+        (1e30, "ms"),  # the API form: a number and a unit
+        (-1e30, "ms"),
+        (1e30, "GB/s"),
+        (8e18, "B/s"),
+        (1.1e7, "s"),  # just beyond 10^7 s (115 days)
+        (1e-20, "s"),  # tiny, but not zero
+        (1e-6, "B/s"),
+        (5e-324, "ns"),
+        ("1e30 ms", None),  # one string
+        ("1e30", None),  # with the question's unit
+        ("0.000000000000001 s", None),
+        ("1,000,000,000 Pb/s", None),  # 1.25e23 B/s
+    ],
+)
+def test_magnitudes_beyond_any_answer_are_refused(value: float | str, unit: str | None) -> None:
+    with pytest.raises(QuantityError) as raised:
+        quantity_from_parts(value, unit, "ms")
+    assert raised.value.code == "out_of_range"
+    if isinstance(value, str):
+        with pytest.raises(QuantityError, match="out_of_range"):
+            parse_quantity(value, default_unit="ms")
+
+
+@pytest.mark.parametrize("dimension", list(MAGNITUDES))
+def test_the_magnitude_bounds_themselves_are_answers(dimension: Dimension) -> None:
+    smallest, largest = MAGNITUDES[dimension]
+    base_unit = "s" if dimension is Dimension.TIME else "B/s"
+    for value in (smallest, largest, -largest, 0.0):
+        assert quantity_from_parts(value, base_unit, base_unit).base_value == value
+    for value in (largest * 1.001, smallest / 1.001):
+        with pytest.raises(QuantityError, match="out_of_range"):
+            quantity_from_parts(value, base_unit, base_unit)
+
+
+def test_every_answer_in_the_banks_is_within_the_magnitudes() -> None:
+    """The bound refuses nothing a question can ask for: every drawable answer, in base units, lies inside."""
+    for quiz in real_catalog():
+        for question in quiz.questions:
+            if question.type != "numeric":
+                continue
+            smallest, largest = MAGNITUDES[unit_named(question.unit or "").dimension]
+            for drawn in question.combinations():
+                assert smallest <= abs(question.compute(drawn).value) <= largest, (question.id, drawn)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, True])
+def test_non_numbers_in_the_api_form_are_refused(value: float) -> None:
+    with pytest.raises(QuantityError) as raised:
+        quantity_from_parts(value, "ms", "ms")
+    assert raised.value.code == "not_a_number"

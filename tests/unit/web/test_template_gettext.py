@@ -6,7 +6,7 @@ import pytest
 from jinja2 import Environment
 
 from app.web.i18n import load_translations
-from app.web.templating import install_direct_gettext
+from app.web.templating.environment import install_direct_gettext
 
 TEMPLATES = [
     '{{ _("Sources") }}',

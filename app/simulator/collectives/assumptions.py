@@ -1,0 +1,113 @@
+"""The sentences a result lists under ``assumptions``: what was modelled, with which numbers, from which source.
+
+``common_assumptions`` holds what every algorithm of a query shares (system, link rates, latency model);
+``algorithm_assumptions`` adds what one algorithm adds (its traffic pattern, the calibrated efficiencies and
+ramps it uses).
+"""
+
+from app.simulator.calibration import (
+    NCCL_TUNING,
+    NETWORK_CALIBRATIONS,
+    SCALE_UP_CALIBRATIONS,
+    TREE_EFFICIENCY_FACTOR,
+    FabricCalibration,
+)
+from app.simulator.collectives.terms import Setting
+from app.simulator.links import LINKS
+from app.simulator.systems import System
+
+
+def common_assumptions(
+    system: System,
+    mode: str,
+    nodes: int,
+    gpus_per_node: int,
+    up_GBps: float,
+    out_GBps: float,
+    alpha_us: float | None,
+) -> tuple[str, ...]:
+    up_link, out_link = LINKS[system.scale_up], LINKS[system.scale_out]
+    sentences = [
+        f"{nodes} node(s) x {gpus_per_node} GPU(s) of {system.name} ({system.source.url}).",
+        f"Scale-up: {up_link.name} at {up_GBps:g} GB/s per GPU per direction"
+        + (
+            " (overridden)." if up_GBps != system.scale_up_GBps else f" ({up_link.source.title}, {up_link.source.url})."
+        ),
+        f"Scale-out: {out_link.name}, {out_GBps:g} GB/s per GPU per direction, one NIC rail per GPU"
+        + (
+            " (overridden)."
+            if out_GBps != system.scale_out_GBps
+            else f" ({out_link.source.title}, {out_link.source.url})."
+        ),
+    ]
+    if mode == "ideal":
+        alpha = 0.0 if alpha_us is None else alpha_us
+        sentences.append(
+            f"Ideal mode: pure alpha-beta model at line rate with alpha = {alpha:g} us per step and no "
+            f"protocol "
+            "overhead (DESIGN §4)."
+        )
+    else:
+        if alpha_us is None:
+            sentences.append(
+                "Per-collective and per-step latencies are NCCL's own model (baseLat + hwLat per step, "
+                "NVLink/PCI "
+                f"inside a node, network between nodes), and the fastest of LL, LL128 and Simple is used "
+                f"({NCCL_TUNING.title}, {NCCL_TUNING.url})."
+            )
+        else:
+            sentences.append(
+                f"Every step costs alpha = {alpha_us:g} us (overridden) on top of NCCL's per-collective base "
+                f"latency ({NCCL_TUNING.url})."
+            )
+    return tuple(sentences)
+
+
+def _fabric_sentence(what: str, fabric: FabricCalibration) -> str:
+    return (
+        f"{what} reaches {fabric.efficiency:.0%} of line rate: {fabric.evidence} ({fabric.source.title}, "
+        f"{fabric.source.url}). Bandwidth ramps up with size as 1/(1 + (S_half/S)^{fabric.ramp_exponent:g}), "
+        f"S_half = {fabric.ramp_half_time_us:g} us x achievable bandwidth (fitted to published curves)."
+    )
+
+
+def algorithm_assumptions(setting: Setting, algorithm: str) -> tuple[str, ...]:
+    if setting.ranks == 1:
+        return ("One rank has no peer: nothing crosses a link, so time, algbw and busbw are 0.",)
+    sentences: list[str] = []
+    if algorithm == "nvls":
+        sentences.append(
+            "NVLS: NVSwitch reduces in the switch (multimem load-reduce) and multicasts the result, so "
+            "each GPU "
+            "moves (n+1)/n x S per direction; busbw uses the all_reduce factor 2(n-1)/n and can exceed "
+            "line rate."
+        )
+    if algorithm == "hierarchical":
+        sentences.append(
+            "Hierarchical: reduce-scatter inside each node, ring all-reduce of S/g between nodes on "
+            "each rail, "
+            "all-gather inside each node, one after the other (not pipelined)."
+        )
+    if setting.op == "all_to_all" and setting.nodes > 1:
+        sentences.append(
+            "Across nodes all-to-all is bounded by one NIC per GPU: it cannot aggregate the node's rails "
+            "(NVIDIA/nccl-tests issue 267, https://github.com/NVIDIA/nccl-tests/issues/267)."
+        )
+    if setting.mode == "calibrated":
+        scale_up = SCALE_UP_CALIBRATIONS[setting.system.id]
+        fabric = scale_up.nvls if algorithm == "nvls" and scale_up.nvls is not None else scale_up.ring
+        label = (
+            "NVLS on this fabric" if algorithm == "nvls" else f"A ring-style transfer over {setting.system.scale_up}"
+        )
+        sentences.append(_fabric_sentence(label, fabric))
+        if algorithm == "tree":
+            sentences.append(
+                f"Tree all-reduce keeps {TREE_EFFICIENCY_FACTOR:.0%} of the ring's bandwidth ({NCCL_TUNING.url})."
+            )
+        if setting.nodes > 1:
+            sentences.append(
+                _fabric_sentence(
+                    f"The {setting.system.scale_out} network", NETWORK_CALIBRATIONS[setting.system.scale_out]
+                )
+            )
+    return tuple(sentences)

@@ -1,0 +1,71 @@
+"""The entry points: one collective at one size, and a sweep of sizes like nccl-tests' ``-b min -e max -f 2``.
+
+Each validates the sizes, gets the (cached) plan of the query from ``planning`` and evaluates it per size with
+``evaluation``; a sweep's results are cached per plan and size range.
+"""
+
+from functools import lru_cache
+
+from app.simulator.collectives.evaluation import evaluate
+from app.simulator.collectives.planning import Plan, get_plan
+from app.simulator.collectives.results import CollectiveResult
+from app.simulator.collectives.validation import check_message_bytes, check_size_range
+
+
+def simulate_collective(
+    op: str,
+    message_bytes: int,
+    system: str = "dgx-h100",
+    nodes: int = 1,
+    gpus_per_node: int | None = None,
+    algorithm: str = "auto",
+    mode: str = "calibrated",
+    scale_up_GBps: float | None = None,
+    scale_out_GBps: float | None = None,
+    alpha_us: float | None = None,
+) -> CollectiveResult:
+    """Cost of one collective on ``nodes`` x ``gpus_per_node`` GPUs of ``system`` (formulas: ``ideal``,
+    ``calibrated``; terms of the result: ``results``).
+
+    Raises ``SimulationError`` naming the first bad parameter.
+    """
+    check_message_bytes(message_bytes, "message_bytes")
+    plan = get_plan(op, system, nodes, gpus_per_node, algorithm, mode, scale_up_GBps, scale_out_GBps, alpha_us)
+    return evaluate(plan, message_bytes)
+
+
+def sweep(
+    op: str,
+    min_bytes: int = 8,
+    max_bytes: int = 8 * 2**30,
+    system: str = "dgx-h100",
+    nodes: int = 1,
+    gpus_per_node: int | None = None,
+    algorithm: str = "auto",
+    mode: str = "calibrated",
+    scale_up_GBps: float | None = None,
+    scale_out_GBps: float | None = None,
+    alpha_us: float | None = None,
+) -> tuple[CollectiveResult, ...]:
+    """``simulate_collective`` for every power of two from ``min_bytes`` to ``max_bytes`` inclusive.
+
+    Like ``all_reduce_perf -b min -e max -f 2``: the sizes are min, 2*min, 4*min, ... up to max, so ``min_bytes``
+    need not be a power of two. Both bounds must lie in [1, 2^40] and ``min_bytes <= max_bytes``.
+    """
+    check_message_bytes(min_bytes, "min_bytes")
+    check_message_bytes(max_bytes, "max_bytes")
+    check_size_range(min_bytes, max_bytes)
+    plan = get_plan(op, system, nodes, gpus_per_node, algorithm, mode, scale_up_GBps, scale_out_GBps, alpha_us)
+    return sweep_plan(plan, min_bytes, max_bytes)
+
+
+@lru_cache(maxsize=256)
+def sweep_plan(plan: Plan, min_bytes: int, max_bytes: int) -> tuple[CollectiveResult, ...]:
+    # Results are immutable and depend only on the plan and the sizes, so a repeated sweep (the lab page
+    # redraws the same curves) is served from here; building ~200 frozen results costs about a millisecond.
+    results = []
+    size = min_bytes
+    while size <= max_bytes:
+        results.append(evaluate(plan, size))
+        size *= 2
+    return tuple(results)

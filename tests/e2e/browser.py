@@ -1,0 +1,138 @@
+"""What the browser tests share: the Chromium they drive, fresh pages, axe-core, screenshots and layout checks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from playwright.sync_api import Browser, Locator, Page
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+AXE_SOURCE = PROJECT_ROOT / "node_modules" / "axe-core" / "axe.min.js"
+# WCAG 2.2 level A and AA. axe tags each rule with the version that introduced it, so every version is named:
+# "wcag22aa" alone would run only 2.2's new rule (target-size).
+WCAG_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa")
+LOCALES = {"en": "en-US", "ko": "ko-KR"}
+
+ColorScheme = Literal["light", "dark"]
+
+
+@contextmanager
+def open_page(
+    browser: Browser,
+    *,
+    language: str = "en",
+    color_scheme: ColorScheme = "light",
+    width: int = 1280,
+    height: int = 900,
+    javascript: bool = True,
+) -> Iterator[Page]:
+    """A page in a context of its own: a new learner, with no cookies, in the given language and colour scheme."""
+    context = browser.new_context(
+        locale=LOCALES[language],
+        color_scheme=color_scheme,
+        viewport={"width": width, "height": height},
+        java_script_enabled=javascript,
+    )
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def run_axe(page: Page) -> list[dict[str, Any]]:
+    """axe-core's WCAG 2.2 A and AA violations on the page as it is now."""
+    # Evaluated through the DevTools protocol, which the page's CSP does not govern, so axe needs no
+    # script-src exception in production. A page without JavaScript cannot run it.
+    page.evaluate(AXE_SOURCE.read_text("utf-8"))
+    result = page.evaluate(
+        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})",
+        list(WCAG_TAGS),
+    )
+    violations: list[dict[str, Any]] = result["violations"]
+    return violations
+
+
+def describe(violations: list[dict[str, Any]]) -> str:
+    """The violations, short enough for an assertion message: the rule, its help and the first few elements."""
+    return json.dumps(
+        [
+            {
+                "id": violation["id"],
+                "help": violation["help"],
+                "count": len(violation["nodes"]),
+                "nodes": [
+                    {"target": node["target"], "html": node["html"][:160], "why": node["failureSummary"][:300]}
+                    for node in violation["nodes"][:5]
+                ],
+            }
+            for violation in violations
+        ],
+        indent=1,
+        ensure_ascii=False,
+    )
+
+
+def save_screenshot(page: Page, directory: Path | None, name: str, *, full_page: bool = True) -> None:
+    """Keep a screenshot for people to look at, when SCREENSHOT_DIR asks for them."""
+    if directory is not None:
+        page.screenshot(path=str(directory / f"{name}.png"), full_page=full_page)
+
+
+def save_element_screenshot(element: Locator, directory: Path | None, name: str) -> None:
+    """Keep a screenshot of one element, with the sticky header out of the way (it would cover the element)."""
+    if directory is None:
+        return
+    # Through the CSSOM: the page's CSP refuses the <style> element that screenshot(style=...) would add.
+    unstick = "position => { const header = document.querySelector('.site-header'); header.style.position = position; }"
+    element.page.evaluate(unstick, "static")
+    element.screenshot(path=str(directory / f"{name}.png"))
+    element.page.evaluate(unstick, "")
+
+
+def horizontal_overflow_px(page: Page) -> float:
+    overflow: float = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    return overflow
+
+
+def is_uncovered(locator: Locator) -> bool:
+    """Whether the element is on screen and the topmost thing at its centre (not under the sticky header)."""
+    uncovered: bool = locator.evaluate(
+        """element => {
+            const box = element.getBoundingClientRect();
+            const x = box.left + box.width / 2, y = box.top + box.height / 2;
+            if (y < 0 || y > window.innerHeight || x < 0 || x > window.innerWidth) { return false; }
+            const hit = document.elementFromPoint(x, y);
+            return hit !== null && (hit === element || element.contains(hit));
+        }"""
+    )
+    return uncovered
+
+
+def type_over(page: Page, field: Locator, text: str) -> None:
+    """Click into a field, select what is there and type `text` over it, key by key."""
+    field.click()
+    page.keyboard.press("ControlOrMeta+A")
+    page.keyboard.type(text)
+
+
+def choose_with_arrow_keys(page: Page, label: Locator, select: Locator, value: str, *, most: int = 20) -> None:
+    """Pick an option of a closed <select> as a keyboard user does: focus it through its label, then ArrowDown."""
+    label.click()  # a label gives its control the focus without opening the list
+    for _ in range(most):
+        if select.input_value() == value:
+            return
+        page.keyboard.press("ArrowDown")
+    raise AssertionError(f"ArrowDown never reached the option {value!r} of {select}")

@@ -1,0 +1,77 @@
+"""topology: the path from GPU A to GPU B, hop by hop, with the simulator's link bandwidths and the bottleneck."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.simulator import LINKS
+from app.web.diagrams import fields, topology
+
+
+def build(**changes: str) -> topology.View:
+    form = {**topology.DEFAULTS, **changes}
+    if "drawn" not in changes:  # the GPU numbers belong to the machine on the page
+        form["drawn"] = form["topology"]
+    return topology.build(form)
+
+
+def links(view: topology.View) -> list[str]:
+    return [hop.link_id for hop in view.hops]
+
+
+@pytest.mark.parametrize(
+    ("machine", "a", "b", "path", "nccl"),
+    [
+        ("dgx-h100", 0, 5, ["nvlink4", "nvlink4"], "NV18"),
+        ("pcie-gen5-8gpu", 0, 1, ["pcie5", "pcie5"], "PIX"),  # one PCIe switch
+        ("pcie-gen5-8gpu", 0, 2, ["pcie5"] * 4, "PHB"),  # through the CPU
+        ("pcie-gen5-8gpu", 0, 5, ["pcie5", "pcie5", "socket", "pcie5", "pcie5"], "SYS"),  # across the sockets
+        ("gb200-nvl72", 3, 60, ["nvlink5", "nvlink5"], "NV18"),
+        ("rail-fat-tree", 2, 5, ["nvlink4", "nvlink4"], "NV18"),  # inside one node
+        ("rail-fat-tree", 2, 10, ["pcie5", "ib-ndr", "ib-ndr", "pcie5"], "NET"),  # one rail: one leaf
+        ("rail-fat-tree", 2, 29, ["pcie5", "ib-ndr", "ib-ndr", "ib-ndr", "ib-ndr", "pcie5"], "NET"),  # via a spine
+    ],
+)
+def test_the_path_and_its_bottleneck(machine: str, a: int, b: int, path: list[str], nccl: str) -> None:
+    view = build(topology=machine, gpu_a=str(a), gpu_b=str(b))
+    assert (view.gpu_a.value, view.gpu_b.value) == (a, b)
+    assert links(view) == path
+    assert view.nccl_path == nccl
+    for hop in view.hops:
+        expected = None if hop.link_id == "socket" else LINKS[hop.link_id].per_direction_GBps
+        assert hop.per_direction_GBps == expected
+    assert view.bottleneck is not None
+    assert view.bottleneck.per_direction_GBps == min(
+        LINKS[link].per_direction_GBps for link in path if link != "socket"
+    )
+    assert [hop.number for hop in view.hops] == list(range(1, len(path) + 1))
+    assert len(view.path) >= 1
+    roles = {box.key: box.role for box in view.boxes}
+    assert (roles[f"gpu{a}"], roles[f"gpu{b}"]) == ("a", "b")
+
+
+def test_a_gpu_to_itself_has_no_path() -> None:
+    view = build(gpu_a="3", gpu_b="3")
+    assert (view.hops, view.path, view.bottleneck, view.nccl_path) == ((), (), None, "")
+
+
+def test_picking_another_machine_starts_from_its_example_pair() -> None:
+    view = topology.build({"topology": "gb200-nvl72", "gpu_a": "0", "gpu_b": "99", "drawn": "dgx-h100"})
+    assert (view.gpu_a.value, view.gpu_b.value) == topology.DEFAULT_PAIRS["gb200-nvl72"]
+    assert len(view.gpu_options) == 72
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"topology": "torus"}, "topology"),
+        ({"gpu_a": "8"}, "gpu_a"),
+        ({"gpu_b": "-1"}, "gpu_b"),
+        ({"gpu_b": "five"}, "gpu_b"),
+        ({"topology": "gb200-nvl72", "gpu_a": "72", "gpu_b": "0"}, "gpu_a"),
+    ],
+)
+def test_a_bad_field_is_named(changes: dict[str, str], field: str) -> None:
+    with pytest.raises(fields.FieldError) as raised:
+        build(**changes)
+    assert raised.value.problem.field == field
