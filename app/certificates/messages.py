@@ -3,10 +3,7 @@ which puts them in one language with the catalog it is handed (the web layer's, 
 
 from __future__ import annotations
 
-import gettext
-from typing import Any
-
-from app.i18n import _
+from app.i18n import Messages, _
 
 NAME_PROBLEMS: dict[str, str] = {
     "empty": _("Enter the name to print on the certificate."),
@@ -99,16 +96,8 @@ PREVIEW_INVALID = _("Invalid signature")
 QR_TITLE = _("Verification QR code of the certificate of %(name)s")
 
 
-class CertificateText:
+class CertificateText(Messages):
     """The certificate messages in one language."""
-
-    def __init__(self, translations: gettext.NullTranslations, language: str) -> None:
-        self.translations = translations
-        self.language = language
-
-    def get(self, message: str, **params: Any) -> str:
-        translated = self.translations.gettext(message)
-        return translated % params if params else translated
 
     def name_problem(self, code: str) -> str:
         return self.get(NAME_PROBLEMS.get(code, NAME_PROBLEMS["invisible"]))

@@ -3,12 +3,10 @@ them in the learner's language with the catalog the web layer hands it."""
 
 from __future__ import annotations
 
-import gettext
 from dataclasses import dataclass
-from typing import Any
 
 from app.formatting import significant
-from app.i18n import _
+from app.i18n import Messages, _
 from app.quiz.errors import RateLimitedError
 from app.quiz.readmodels import AnswerView, DrawnView, Feedback
 
@@ -85,16 +83,8 @@ class FeedbackLine:
     text: str
 
 
-class QuizText:
+class QuizText(Messages):
     """The quiz's messages and feedback in one language."""
-
-    def __init__(self, translations: gettext.GNUTranslations, language: str) -> None:
-        self.translations = translations
-        self.language = language
-
-    def get(self, message: str, **params: Any) -> str:
-        translated = self.translations.gettext(message)
-        return translated % params if params else translated
 
     def submission_error(self, code: str, unit: str | None = None) -> str:
         return self.get(

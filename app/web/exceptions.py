@@ -81,21 +81,10 @@ def error_page(
     request: Request, status_code: int, message: str | None = None, headers: dict[str, str] | None = None
 ) -> Response:
     """The error page in the learner's language: the same bytes for everyone (no cookie, no learner data)."""
-    language = request_language(request)
-    state = app_state(request)
-    if message is None:
-        return state.templates.page(
-            request,
-            "errors/error.html",
-            language,
-            {"status_code": status_code, "message": None},
-            status_code=status_code,
-            headers={"cache-control": "no-store"} | (headers or {}),
-        )
-    return state.templates.page(
+    return app_state(request).templates.page(
         request,
         "errors/error.html",
-        language,
+        request_language(request),
         {"status_code": status_code, "message": message},
         status_code=status_code,
         headers={"cache-control": "no-store"} | (headers or {}),
