@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from app.formatting import significant
 from app.i18n import Messages, _
 from app.quiz.errors import RateLimitedError
-from app.quiz.readmodels import AnswerView, DrawnView, Feedback
+from app.quiz.readmodels import AnswerView, AttemptView, DrawnView, Feedback
 
 SUBMISSION_ERRORS: dict[str, str] = {
     "no_choice": _("Choose an answer first."),
@@ -91,6 +91,14 @@ class QuizText(Messages):
             SUBMISSION_ERRORS.get(code, SUBMISSION_ERRORS["malformed"]),
             **({"unit": unit or ""} if code == "wrong_dimension" else {}),
         )
+
+    def returned_error(self, attempt: AttemptView, question_id: str | None, code: str | None) -> dict[str, str]:
+        """The message of an answer that was refused without JavaScript, by question id: the browser is sent
+        back to the question with the error's code in the address (only a known code shows anything)."""
+        drawn = attempt.question(question_id) if question_id else None
+        if drawn is None or code not in SUBMISSION_ERRORS:
+            return {}
+        return {drawn.id: self.submission_error(code, drawn.unit)}
 
     def conflict(self, code: str) -> str:
         return self.get(CONFLICTS[code])

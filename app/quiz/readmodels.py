@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from app.formatting import significant
-from app.quiz.bank import Option, Question, Quiz, Text, render_text
+from app.quiz.bank import MISCONCEPTIONS, Option, Question, Quiz, Text, render_text
 from app.quiz.grading import Grade, expected_in_unit
 from app.quiz.models import OPEN_STATES, QuizAnswer, QuizAttempt, aware
 from app.simulator.models import ParameterValue
@@ -142,6 +142,57 @@ class AnswerView:
                 items.append(Feedback(misconception=shown.option.misconception))
         return tuple(items)
 
+    @property
+    def misconceptions(self) -> tuple[str, ...]:
+        """The misconceptions this answer shows, once each: the chosen options' (an option names its own), or
+        the slips a numeric diagnosis names ("arithmetic" and "sign" are mistakes, not misconceptions). The exam
+        names them too before it is passed: a name says what went wrong, not what is right."""
+        if not self.answered or self.correct:
+            return ()
+        if self.drawn.type == "numeric":
+            codes: list[str | None] = list((self.grade.diagnosis or "").split("+"))
+        else:
+            codes = [shown.option.misconception for shown in self.drawn.options if shown.index in self.chosen]
+        return tuple(dict.fromkeys(code for code in codes if code in MISCONCEPTIONS))
+
+    @property
+    def partly_right(self) -> bool:
+        """A multiple-choice answer that picked some of the right options, but not exactly them."""
+        if self.drawn.type != "multiple" or not self.answered or self.correct:
+            return False
+        return any(shown.option.correct for shown in self.drawn.options if shown.index in self.chosen)
+
+    def option_verdicts(self) -> tuple[OptionVerdict, ...]:
+        """Each option, whether it is right and whether it was chosen; only where the right answers may show."""
+        assert self.reveal, "the exam keeps its right options until it is passed"
+        return tuple(OptionVerdict(shown, shown.index in self.chosen) for shown in self.drawn.options)
+
+
+@dataclass(frozen=True, slots=True)
+class OptionVerdict:
+    shown: ShownOption
+    chosen: bool
+
+    @property
+    def right(self) -> bool:
+        return self.shown.option.correct
+
+    @property
+    def verdict(self) -> str:
+        """One of "chosen-right", "chosen-wrong", "missed" (a right option left out), "avoided" (a wrong one)."""
+        if self.chosen:
+            return "chosen-right" if self.right else "chosen-wrong"
+        return "missed" if self.right else "avoided"
+
+
+@dataclass(frozen=True, slots=True)
+class MisconceptionShown:
+    """A misconception that answers of an attempt showed: in how many, and the sections that take it apart."""
+
+    code: str
+    answers: int
+    sections: tuple[tuple[str, str], ...]  # (chapter, section) of those questions, in question order, once each
+
 
 @dataclass(frozen=True, slots=True)
 class AttemptView:
@@ -180,6 +231,24 @@ class AttemptView:
             or AnswerView(drawn.id, drawn, Grade(False), (), None, answered=False, reveal=self.reveal)
             for drawn in self.questions
         )
+
+    def misconceptions_shown(self) -> tuple[MisconceptionShown, ...]:
+        """The misconceptions the answers showed, the most frequent first (ties in question order)."""
+        answers: dict[str, int] = {}
+        sections: dict[str, dict[tuple[str, str], None]] = {}
+        for answer in self.review():
+            question = answer.drawn.question
+            for code in answer.misconceptions:
+                answers[code] = answers.get(code, 0) + 1
+                sections.setdefault(code, {})[(question.chapter, question.section)] = None
+        ranked = sorted(answers, key=lambda code: -answers[code])  # sorted() is stable: ties keep their order
+        return tuple(MisconceptionShown(code, answers[code], tuple(sections[code])) for code in ranked)
+
+    def partly_right(self) -> tuple[AnswerView, ...]:
+        """The partly right multiple-choice answers, where their options may be told apart (see `reveal`)."""
+        if not self.reveal:
+            return ()
+        return tuple(answer for answer in self.review() if answer.partly_right)
 
     def sections_to_review(self) -> tuple[tuple[str, str], ...]:
         """(chapter, section) of every question answered wrong or not at all, in question order, once each."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
@@ -28,6 +29,7 @@ from app.certificates.errors import (
 from app.content.errors import ChapterNotFoundError
 from app.db import DatabaseUnavailableError
 from app.i18n import _
+from app.quiz.deadline import ZONE_COOKIE, deadline
 from app.quiz.errors import (
     AlreadyAnsweredError,
     AttemptClosedError,
@@ -130,7 +132,7 @@ def _attempt_page(
         "attempt": error.attempt,
         "quiz": error.attempt.quiz,
         "errors": {error.question_id: message},
-        "now": app_state(request).clock(),
+        "deadline": deadline(error.attempt.deadline_at, app_state(request).clock(), request.cookies.get(ZONE_COOKIE)),
     }
     return app_state(request).templates.page(
         request, "quiz/attempt.html", language, context, status_code=status_code, headers=NO_STORE | (headers or {})
@@ -214,7 +216,10 @@ async def invalid_submission(request: Request, error: Exception) -> Response:
         return _json(message, 422)
     if wants_fragment(request):
         return _question(request, error, 422, message=message)
-    return _attempt_page(request, error, 422, message)
+    # Without JavaScript, back to the question itself (POST-redirect-GET, as an accepted answer does): the
+    # attempt page shows the message inside the question's block, which the anchor scrolls into view.
+    where = urlencode({"question": error.question_id, "error": error.code})
+    return _redirect(request, "attempt", f"?{where}#question-{error.question_id}", attempt_id=error.attempt.id)
 
 
 async def rate_limited(request: Request, error: Exception) -> Response:

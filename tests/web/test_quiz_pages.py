@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.quiz.models import QuizAnswer
+from app.quiz.readmodels import DrawnView
 from app.ratelimit import Limit
 from tests.conftest import GENEROUS_POLICY, SettingsFactory
 from tests.web.html import parse
@@ -44,6 +47,14 @@ def client(app: FastAPI) -> Iterator[TestClient]:
 
 def start(client: TestClient, lang: str = "en", path: str | None = None) -> str:
     return start_page_attempt(client, path or f"/{lang}/guides/nvlink/quiz", **SAME_ORIGIN)
+
+
+def question_block(page: str, question_id: str) -> str:
+    """The markup of one question's block on the attempt page (its <li>, up to the next one)."""
+    start = rf'<li class="quiz-item" id="question-{re.escape(question_id)}">'
+    match = re.search(rf'{start}(.*?)</li>\s*(?:<li class="quiz-item"|</ol>)', page, re.S)
+    assert match is not None, question_id
+    return match.group(1)
 
 
 def test_landing_pages_are_private_and_kept_out_of_history(client: TestClient) -> None:
@@ -175,19 +186,36 @@ def test_bad_input_gets_a_message_in_the_learners_language(app: FastAPI, client:
     korean = state_of(app).translations["ko"]
     assert korean.gettext("Type a number followed by its unit.") in fragment.text
     assert not fragment.text.lstrip().startswith("<!doctype")
-    page = client.post(url, data={"value": "3 kg"}, headers=SAME_ORIGIN)
-    assert page.status_code == 422
-    assert "알 수 없는 단위입니다" in page.text
-    assert page.text.lstrip().startswith("<!doctype")
-    assert f'id="question-{numeric.id}"' in page.text
+    # Without JavaScript: back to the question (POST-redirect-GET), whose block shows the message (issue 14).
+    plain = client.post(url, data={"value": "3 kg"}, headers=SAME_ORIGIN, follow_redirects=False)
+    assert plain.status_code == 303
+    assert plain.headers["cache-control"] == "no-store"
+    location = plain.headers["location"]
+    assert location == f"/ko/attempts/{attempt_id}?question={numeric.id}&error=unknown_unit#question-{numeric.id}"
+    page = client.get(location)
+    assert page.status_code == 200
+    assert "알 수 없는 단위입니다" in question_block(page.text, numeric.id)
+    others = [drawn.id for drawn in attempt.questions if drawn.id != numeric.id]
+    assert all("quiz-error" not in question_block(page.text, other) for other in others)
+    assert page.text.count('class="quiz-error"') == 1
+    # A made-up address shows no message (only the codes of refused answers have one), and no error page either.
+    for query in (f"question={numeric.id}&error=%3Cb%3E", f"question={'x' * 500}&error=unknown_unit"):
+        crafted = client.get(f"/ko/attempts/{attempt_id}?{query}")
+        assert crafted.status_code == 200
+        assert 'class="quiz-error"' not in crafted.text
     choice = next(d for d in attempt.questions if d.type != "numeric")
+    forged_url = f"/ko/attempts/{attempt_id}/questions/{choice.id}"
+    forged = client.post(forged_url, data={"tokens": "forged"}, headers=HX)
+    assert forged.status_code == 422
+    assert "quiz-error" in forged.text
+    followed = client.post(forged_url, data={"tokens": "forged"})  # without JavaScript, after the redirect
+    assert followed.status_code == 200
+    assert followed.url.fragment == f"question-{choice.id}"
+    assert "quiz-error" in question_block(followed.text, choice.id)
     for headers in (HX, {}):
-        forged = client.post(
-            f"/ko/attempts/{attempt_id}/questions/{choice.id}", data={"tokens": "forged"}, headers=headers
+        unknown = client.post(
+            f"/ko/attempts/{attempt_id}/questions/no-such-question", data={"value": "1 ms"}, headers=headers
         )
-        assert forged.status_code == 422
-        assert "Answered 0 of" not in forged.text
-        unknown = client.post(f"/ko/attempts/{attempt_id}/questions/no-such-question", data={"value": "1 ms"})
         assert unknown.status_code == 404
     assert count(app, QuizAnswer) == 0
 
@@ -296,3 +324,138 @@ def test_too_many_answers_get_429_with_and_without_htmx(database_url: str, make_
             assert count(application, QuizAnswer) == 1
     finally:
         state_of(application).database.dispose()
+
+
+# --- issue 14: resume, breakdown, time limit ----------------------------------------------------------------
+
+
+def answer_plainly(client: TestClient, lang: str, attempt_id: str, drawn: DrawnView, *, right: bool) -> None:
+    url = f"/{lang}/attempts/{attempt_id}/questions/{drawn.id}"
+    response = client.post(url, data=answer_form(drawn, right=right), headers=SAME_ORIGIN, follow_redirects=False)
+    assert response.status_code == 303, response.text
+
+
+def test_an_unfinished_attempt_is_offered_again_with_its_count(app: FastAPI, client: TestClient) -> None:
+    attempt_id = start(client, "ko")
+    questions = attempt_of(app, client, attempt_id).questions
+    for drawn in questions[:3]:
+        answer_plainly(client, "ko", attempt_id, drawn, right=True)
+    landing = parse(client.get("/ko/guides/nvlink/quiz").text)
+    resume = [a for a in landing.find("a") if a.get("href") == f"/ko/attempts/{attempt_id}"]
+    assert len(resume) == 1
+    assert f"이어서 풀기({len(questions)}문제 중 3문제 완료)" in landing.text
+    assert "새로 응시하기" in landing.text  # beside it, a new attempt
+    english = client.get("/en/guides/nvlink/quiz").text
+    assert f"Continue your attempt (3 of {len(questions)} answered)" in english
+    assert "Start a new attempt" in english
+    # Finished, it is no longer offered: the landing offers a new try and the review instead.
+    client.post(f"/ko/attempts/{attempt_id}/finish", headers=SAME_ORIGIN)
+    after = client.get("/en/guides/nvlink/quiz").text
+    assert f'href="/en/attempts/{attempt_id}"' not in after
+    assert "Continue your attempt" not in after
+    assert f'href="/en/attempts/{attempt_id}/review"' in after
+
+
+def test_a_timed_out_exam_attempt_is_not_offered(database_url: str, make_settings: SettingsFactory) -> None:
+    clock = Clock()
+    application = quiz_app(database_url, make_settings, clock=clock)
+    try:
+        with TestClient(application) as client:
+            attempt_id = start(client, "en", "/en/exam")
+            drawn = attempt_of(application, client, attempt_id).questions[0]
+            answer_plainly(client, "en", attempt_id, drawn, right=False)
+            waiting = client.get("/en/exam").text
+            assert "Continue your attempt (1 of 10 answered)" in waiting
+            assert "Ends at" in waiting  # when the open attempt ends
+            assert 'action="/en/exam"' not in waiting  # the start policy is unchanged: 10 minutes between starts
+            assert "Please wait 10 minutes before starting the exam again." in waiting
+            clock.advance(minutes=29)
+            open_landing = client.get("/en/exam").text
+            assert "Continue your attempt (1 of 10 answered)" in open_landing
+            assert "Start a new attempt" in open_landing
+            clock.advance(minutes=2)
+            closed_landing = client.get("/en/exam").text
+            assert "Continue your attempt" not in closed_landing
+            assert f'href="/en/attempts/{attempt_id}"' not in closed_landing
+            assert 'action="/en/exam"' in closed_landing
+    finally:
+        state_of(application).database.dispose()
+
+
+def test_the_end_of_a_timed_attempt_is_printed_in_the_learners_zone_or_utc(
+    database_url: str, make_settings: SettingsFactory
+) -> None:
+    clock = Clock(datetime(2026, 12, 1, 5, 5, 30, tzinfo=UTC))
+    application = quiz_app(database_url, make_settings, clock=clock)
+    try:
+        with TestClient(application) as client:
+            attempt_id = start(client, "ko", "/ko/exam")
+            page = client.get(f"/en/attempts/{attempt_id}").text
+            timer = parse(page).find("div", id="quiz-timer")
+            assert len(timer) == 1
+            assert timer[0]["data-seconds-left"] == "1800"
+            assert "role" not in timer[0]
+            assert "aria-live" not in timer[0]
+            assert parse(page).find("p", id="quiz-timer-status", role="status")  # where 5 and 1 minute are said
+            assert '<time class="quiz-end-time" datetime="2026-12-01T05:35:30+00:00">05:35 UTC</time>' in page
+            assert "30 minutes left" in page
+            client.cookies.set("tz", "Asia/Seoul")  # what quiz.js stores once it has run
+            seoul = client.get(f"/ko/attempts/{attempt_id}").text
+            assert ">14:35(Asia/Seoul 기준)</time>에 끝납니다" in seoul
+            client.cookies.set("tz", "../../etc/passwd")
+            assert ">05:35 UTC</time>" in client.get(f"/en/attempts/{attempt_id}").text
+            clock.advance(minutes=10)
+            assert 'data-seconds-left="1200"' in client.get(f"/en/attempts/{attempt_id}").text
+        with TestClient(application) as client:  # a practice quiz has no time limit
+            practice = client.get(f"/en/attempts/{start(client)}").text
+            assert 'id="quiz-timer"' not in practice
+    finally:
+        state_of(application).database.dispose()
+
+
+def test_the_result_names_the_misconceptions_and_tells_partly_right_options_apart(
+    app: FastAPI, client: TestClient
+) -> None:
+    attempt_id = start(client)
+    attempt = attempt_of(app, client, attempt_id)
+    numeric = next(drawn for drawn in attempt.questions if drawn.type == "numeric")
+    answer_plainly(client, "en", attempt_id, numeric, right=False)  # a factor of 8: bits versus bytes
+    multiple = next(d for d in attempt.questions if d.type == "multiple" and len(d.question.correct_indexes) > 1)
+    right = [s.token for s in multiple.options if s.option.correct]
+    wrong = [s.token for s in multiple.options if not s.option.correct]
+    url = f"/en/attempts/{attempt_id}/questions/{multiple.id}"
+    client.post(url, data={"tokens": [right[0], wrong[0]]}, headers=SAME_ORIGIN)
+    client.post(f"/en/attempts/{attempt_id}/finish", headers=SAME_ORIGIN)
+    result = client.get(f"/en/attempts/{attempt_id}/result").text
+    assert "Misconceptions your answers showed" in result
+    assert '<span class="quiz-tag">Bits versus bytes</span> shown in 1 answer' in result
+    assert f'href="/en/guides/{numeric.question.chapter}#{numeric.question.section}"' in result
+    assert "Partly right" in result
+    assert f'href="/en/attempts/{attempt_id}/review#answer-{multiple.id}"' in result
+    verdicts = re.findall(r'<li class="quiz-judged-([a-z-]+)">', result)
+    assert verdicts.count("chosen-right") == 1
+    assert verdicts.count("chosen-wrong") == 1
+    assert verdicts.count("missed") == len(right) - 1
+    assert verdicts.count("avoided") == len(wrong) - 1
+    korean = client.get(f"/ko/attempts/{attempt_id}/result").text
+    assert "맞는 보기 · 선택하지 않음" in korean
+    assert "답안에 드러난 흔한 오해" in korean
+
+
+def test_the_exam_result_names_misconceptions_but_keeps_its_right_options(app: FastAPI, client: TestClient) -> None:
+    attempt_id = start(client, "en", "/en/exam")
+    attempt = attempt_of(app, client, attempt_id)
+    for drawn in attempt.questions:
+        if drawn.type == "multiple":  # partly right, where the answers can be told apart
+            right = [s.token for s in drawn.options if s.option.correct]
+            wrong = [s.token for s in drawn.options if not s.option.correct]
+            url = f"/en/attempts/{attempt_id}/questions/{drawn.id}"
+            client.post(url, data={"tokens": [right[0], wrong[0]]}, headers=SAME_ORIGIN)
+        else:
+            answer_plainly(client, "en", attempt_id, drawn, right=False)
+    client.post(f"/en/attempts/{attempt_id}/finish", headers=SAME_ORIGIN)
+    result = client.get(f"/en/attempts/{attempt_id}/result").text
+    assert "Where the points went" in result
+    assert '<span class="quiz-tag">Bits versus bytes</span>' in result  # the names the answers showed
+    assert "quiz-judged" not in result  # no option is told right or wrong before the exam is passed
+    assert "On the final exam the right answers and explanations are shown once you have passed it." in result

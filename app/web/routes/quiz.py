@@ -16,8 +16,10 @@ from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from app.quiz.bank import Quiz
+from app.quiz.deadline import ZONE_COOKIE, Deadline, deadline
 from app.quiz.errors import RateLimitedError
 from app.quiz.messages import QuizText
+from app.quiz.readmodels import AttemptView
 from app.quiz.service import ChoiceSubmission, NumericSubmission, Submission
 from app.web.deps import NO_STORE, PageDep, QuizServiceDep, refuse_cross_origin
 from app.web.htmx import wants_fragment
@@ -31,6 +33,17 @@ def _see_other(page: PageDep, route: str, fragment: str = "", **params: str) -> 
     return RedirectResponse(f"{url}{fragment}", status_code=303, headers=NO_STORE)
 
 
+def _text(page: PageDep) -> QuizText:
+    return QuizText(page.state.translations[page.language], page.language)
+
+
+def _deadline(page: PageDep, attempt: AttemptView | None) -> Deadline | None:
+    """When an open timed attempt ends, in the time zone the learner's browser reported (else UTC)."""
+    if attempt is None or not attempt.is_open:
+        return None
+    return deadline(attempt.deadline_at, page.context.now, page.request.cookies.get(ZONE_COOKIE))
+
+
 def _submission(value: str | None, tokens: list[str]) -> Submission:
     return NumericSubmission(value.strip()) if value is not None else ChoiceSubmission(tuple(tokens))
 
@@ -41,9 +54,8 @@ async def _landing(page: PageDep, quiz: QuizServiceDep, chosen: Quiz) -> Respons
     wait = landing.exam.wait(context.now) if landing.exam is not None else None
     message = None
     if wait is not None:  # the page offers no start button then: it says why, and for how long
-        text = QuizText(page.state.translations[page.language], page.language)
-        message = text.rate_limited(RateLimitedError(wait.retry_after_s, wait.reason, quiz=chosen))
-    return page.render("quiz/landing.html", landing=landing, message=message)
+        message = _text(page).rate_limited(RateLimitedError(wait.retry_after_s, wait.reason, quiz=chosen))
+    return page.render("quiz/landing.html", landing=landing, message=message, deadline=_deadline(page, landing.latest))
 
 
 async def _start(page: PageDep, quiz: QuizServiceDep, chosen: Quiz) -> Response:
@@ -72,11 +84,20 @@ async def start_exam(page: PageDep, quiz: QuizServiceDep) -> Response:
 
 
 @router.get("/{lang}/attempts/{attempt_id}", name="attempt")
-async def attempt_page(page: PageDep, quiz: QuizServiceDep, attempt_id: str) -> Response:
+async def attempt_page(
+    page: PageDep,
+    quiz: QuizServiceDep,
+    attempt_id: str,
+    question: str | None = None,  # with `error`: the answer a browser without JavaScript had refused
+    error: str | None = None,
+) -> Response:
     attempt = await quiz.attempt(page.context, attempt_id)
     if not attempt.is_open:
         return _see_other(page, "attempt_result", attempt_id=attempt.id)
-    return page.render("quiz/attempt.html", attempt=attempt, quiz=attempt.quiz, errors={}, now=page.context.now)
+    errors = _text(page).returned_error(attempt, question, error)
+    return page.render(
+        "quiz/attempt.html", attempt=attempt, quiz=attempt.quiz, errors=errors, deadline=_deadline(page, attempt)
+    )
 
 
 @router.post("/{lang}/attempts/{attempt_id}/questions/{question_id}", name="attempt_answer")
