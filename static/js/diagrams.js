@@ -1,4 +1,77 @@
 // Progressive enhancement of the interactive diagrams; every diagram works without this file.
+//
+// htmx swaps a diagram's chart region, and its fields region out of band (templates/diagrams/_form.html). Around
+// each swap this file keeps the figure exactly where it was on screen (Chromium's scroll anchoring would
+// otherwise move the page by the height difference, up to a whole section), keeps focus inside the figure when
+// the focused link is gone (the "Previous step" link at step 0), announces the new result in the figure's polite
+// live region, and keeps the address of the lab and of a diagram's own page in step with every diagram's state
+// (replaceState: one history entry per page, so Back leaves the lab, and reload or a shared link restore it).
 (function () {
   "use strict";
+
+  var before = new WeakMap(); // figure -> {top, focus} just before its swap
+
+  function figureOf(element) {
+    return element && element.closest ? element.closest("figure.dg") : null;
+  }
+
+  // The share link names only the fields that differ from the defaults ("?topology.gpu_b=6#diagram-topology");
+  // written out in full, and without a bare "?" when there are none.
+  function tidyShareLink(figure) {
+    var link = figure.querySelector(".dg-share-link");
+    if (!link) return;
+    var url = new URL(link.getAttribute("href"), window.location.href);
+    link.href = url.origin + url.pathname + url.search + url.hash; // url.search is "" for a bare "?"
+  }
+
+  function keepAddress(figure) {
+    var page = figure.closest("[data-dg-address]");
+    if (!page) return;
+    var params = new URLSearchParams();
+    page.querySelectorAll("figure.dg .dg-share-link").forEach(function (link) {
+      new URL(link.href, window.location.href).searchParams.forEach(function (value, name) {
+        params.append(name, value);
+      });
+    });
+    var query = params.toString();
+    var address = window.location.pathname + (query ? "?" + query : "") + "#" + figure.id;
+    window.history.replaceState(window.history.state, "", address);
+  }
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var figure = figureOf(event.detail.target);
+    if (!figure) return;
+    var focused = document.activeElement;
+    before.set(figure, {
+      top: figure.getBoundingClientRect().top,
+      focus: focused && figure.contains(focused) ? focused.id : "",
+    });
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var figure = figureOf(event.target);
+    var state = figure && before.get(figure);
+    if (!state) return;
+    var moved = figure.getBoundingClientRect().top - state.top;
+    if (Math.abs(moved) >= 0.5) window.scrollBy(0, moved);
+    if (state.focus && !figure.contains(document.activeElement)) {
+      var fallback = document.getElementById(state.focus) || figure.querySelector("[data-dg-focus]");
+      if (fallback) fallback.focus({ preventScroll: true });
+    }
+  });
+
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var figure = figureOf(event.target);
+    if (!figure || !before.has(figure)) return;
+    before.delete(figure);
+    var xhr = event.detail.xhr;
+    if (!xhr || xhr.status !== 200) return;
+    var chart = figure.querySelector(".dg-chart");
+    var status = figure.querySelector(".dg-status");
+    if (chart && status) status.textContent = chart.getAttribute("data-summary") || "";
+    tidyShareLink(figure);
+    keepAddress(figure);
+  });
+
+  document.querySelectorAll("figure.dg").forEach(tidyShareLink);
 })();

@@ -1,5 +1,6 @@
-"""The diagrams in a real browser, driven by clicks and keys: HTMX swaps without a page load, pushed URLs on the lab,
-and the same flows without JavaScript. (axe-core checks the lab and a diagram page in test_browser.py.)"""
+"""The diagrams in a real browser, driven by clicks and keys: HTMX swaps without a page load, the lab's address kept
+in step with its diagrams, and the same flows without JavaScript. (axe-core checks the lab and a diagram page in
+test_browser.py; staying in view, phones and legibility are in test_diagram_experience.py.)"""
 
 from __future__ import annotations
 
@@ -13,20 +14,20 @@ MARKER = "window.__stillTheSamePage = true"
 MARKER_SURVIVES = "() => window.__stillTheSamePage === true"
 
 
-def test_lab_control_redraws_the_diagram_in_place_and_pushes_its_url(page: Page, live_server: str) -> None:
+def test_lab_control_redraws_the_diagram_in_place_and_keeps_the_labs_address(page: Page, live_server: str) -> None:
     page.goto(f"{live_server}/en/lab")
     page.evaluate(MARKER)
     diagram = page.locator("#diagram-link-compare")
-    expect(diagram.locator("svg title")).to_contain_text("1 GiB")
+    expect(diagram.locator("svg title").first).to_contain_text("1 GiB")
 
     diagram.get_by_text("Logarithmic").click()
-    expect(diagram.locator("svg .dg-axis-title")).to_contain_text("logarithmic scale")
-    expect(page).to_have_url(f"{live_server}/en/lab/link-compare?size=1&unit=GiB&scale=log")
+    expect(diagram.locator("svg .dg-axis-title").first).to_contain_text("logarithmic scale")
+    expect(page).to_have_url(f"{live_server}/en/lab?link-compare.scale=log#diagram-link-compare")
     assert page.evaluate(MARKER_SURVIVES), "the page was reloaded"
 
     type_over(page, diagram.get_by_label("Buffer to move"), "8")
     page.keyboard.press("Enter")
-    expect(diagram.locator("svg title")).to_contain_text("8 GiB")
+    expect(diagram.locator("svg title").first).to_contain_text("8 GiB")
     assert page.evaluate(MARKER_SURVIVES)
 
     # A keyboard user arrows through the GPUs: focus stays on the control across the swaps.
@@ -35,7 +36,9 @@ def test_lab_control_redraws_the_diagram_in_place_and_pushes_its_url(page: Page,
     expect(topology.get_by_label("GPU B (receiver)")).to_be_focused()
     page.keyboard.press("ArrowDown")
     expect(topology.locator(".dg-hops")).to_contain_text("GPU 6")
-    expect(page).to_have_url(f"{live_server}/en/lab/topology?topology=dgx-h100&gpu_a=0&gpu_b=6&drawn=dgx-h100")
+    expect(page).to_have_url(
+        f"{live_server}/en/lab?link-compare.size=8&link-compare.scale=log&topology.gpu_b=6#diagram-topology"
+    )
     expect(topology.get_by_label("GPU B (receiver)")).to_be_focused()
     page.keyboard.press("ArrowDown")
     expect(topology.locator(".dg-hops")).to_contain_text("GPU 7")
@@ -50,15 +53,17 @@ def test_bad_value_shows_the_message_in_the_form_without_a_page_load(page: Page,
     field = scaling.locator("#diagram-scaling-params_b")
     type_over(page, field, "0")
     page.keyboard.press("Enter")
-    expect(scaling.get_by_role("alert")).to_contain_text("params_b")
-    expect(scaling.get_by_role("alert")).to_contain_text("허용")
+    expect(scaling.get_by_role("alert")).to_contain_text("모델 크기")
+    expect(scaling.get_by_role("alert")).to_contain_text("입력하세요")
+    expect(scaling.get_by_role("alert")).not_to_contain_text("params_b")
+    expect(scaling.locator("svg title").first).to_contain_text("7 B")  # the last good chart stays
     expect(field).to_have_attribute("aria-invalid", "true")
     expect(field).to_have_value("0")
     assert page.evaluate(MARKER_SURVIVES)
     type_over(page, field, "13")
     page.keyboard.press("Enter")
     expect(scaling.get_by_role("alert")).to_have_count(0)
-    expect(scaling.locator("svg title")).to_contain_text("13 B")
+    expect(scaling.locator("svg title").first).to_contain_text("13 B")
 
 
 def test_ring_steps_inside_a_chapter_without_changing_the_address(page: Page, live_server: str) -> None:
@@ -71,7 +76,8 @@ def test_ring_steps_inside_a_chapter_without_changing_the_address(page: Page, li
     ring.get_by_role("link", name="Next step →").focus()
     page.keyboard.press("Enter")
     expect(ring.locator(".dg-step-title")).to_contain_text("Step 2 of 6")
-    expect(ring.locator(".dg-transfer")).to_have_count(4)
+    expect(ring.locator(".dg-svg-narrow .dg-transfer")).to_have_count(4)  # beside the steps in a chapter
+    expect(ring.locator(".dg-svg-narrow")).to_be_visible()
     expect(page).to_have_url(f"{live_server}/en/guides/nvlink")
     assert page.evaluate(MARKER_SURVIVES)
 
@@ -86,13 +92,18 @@ def test_without_javascript_the_form_submits_and_the_page_shows_the_new_state(
             page, topology.locator("label", has_text="Machine"), topology.get_by_label("Machine"), "rail-fat-tree"
         )
         topology.get_by_role("button", name="Redraw").click()
-        expect(page).to_have_url(f"{live_server}/en/lab/topology?topology=rail-fat-tree&gpu_a=0&gpu_b=5&drawn=dgx-h100")
-        expect(page.get_by_role("heading", level=1)).to_have_text("Paths between two GPUs")
+        expect(page).to_have_url(
+            f"{live_server}/en/lab?topology.topology=rail-fat-tree&topology.gpu_a=0&topology.gpu_b=5"
+            "&topology.drawn=dgx-h100#diagram-topology"
+        )
+        expect(page.get_by_role("heading", level=1)).to_have_text("Lab")
+        expect(page.locator("#diagram-topology")).to_be_in_viewport()
         expect(page.locator("#diagram-topology-topology")).to_have_value("rail-fat-tree")
         expect(page.locator(".dg-hops")).to_contain_text("Leaf switch of rail")
 
         page.goto(f"{live_server}/en/lab/ring-allreduce")
         page.get_by_role("link", name="Next step →").click()
+        expect(page).to_have_url(f"{live_server}/en/lab/ring-allreduce?ring-allreduce.step=1#diagram-ring-allreduce")
         expect(page.locator(".dg-step-title")).to_contain_text("Step 1 of 6")
 
 

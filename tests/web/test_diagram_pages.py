@@ -1,5 +1,5 @@
-"""The interactive diagrams over HTTP: fragments and pages, accessible SVG, numbers that match the model, and
-422 messages in the learner's language for bad input."""
+"""The interactive diagrams over HTTP: fragments and pages, accessible SVG, numbers that match the model, pages
+whose address carries every diagram's state, and 422 messages in the learner's words for bad input."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from fastapi.testclient import TestClient
 
 from app.i18n import LANGUAGES
 from app.simulator import LINKS, SYSTEMS, simulate_collective, sweep, training_step, transfer_time_s
+from app.web.diagrams import DIAGRAMS, busbw_sweep, fields, link_compare, ring_allreduce, scaling
+from app.web.i18n import load_translations
 from tests.web.html import assert_clean, parse
 from tests.web.quizzes import HX
 
@@ -20,8 +22,11 @@ DIAGRAM_IDS = ("link-compare", "topology", "ring-allreduce", "busbw-sweep", "sca
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
 
+TRANSLATIONS = load_translations()
+
+
 def chart_svgs(html: str) -> list[ElementTree.Element]:
-    """Every <svg role="img"> in the document, parsed as XML."""
+    """Every chart <svg> in the document (each chart is drawn wide and narrow), parsed as XML."""
     return [ElementTree.fromstring(match) for match in re.findall(r'<svg class="dg-svg.*?</svg>', html, re.S)]
 
 
@@ -64,33 +69,46 @@ def test_history_restore_gets_the_full_page(client: TestClient) -> None:
 @pytest.mark.parametrize("diagram_id", DIAGRAM_IDS)
 def test_svg_is_xml_with_title_and_desc_it_is_labelled_by(client: TestClient, diagram_id: str) -> None:
     html = client.get(f"/en/lab/{diagram_id}", headers=HX).text
-    (svg,) = chart_svgs(html)
-    assert svg.get("role") == "img"
-    title, desc = svg.find(f"{SVG_NS}title"), svg.find(f"{SVG_NS}desc")
-    assert title is not None
-    assert desc is not None
-    assert (title.text or "").strip()
-    assert len((desc.text or "").strip()) > 40
-    assert (svg.get("aria-labelledby") or "").split() == [title.get("id"), desc.get("id")]
-    for element in svg.iter():
-        assert "style" not in element.attrib
-        assert not {"fill", "stroke"} & set(element.attrib), "paint belongs in the stylesheet"
+    wide, narrow = chart_svgs(html)
+    assert "dg-svg-wide" in (wide.get("class") or "")
+    assert "dg-svg-narrow" in (narrow.get("class") or "")
+    ids = [element.get("id") for svg in (wide, narrow) for element in svg.iter() if element.get("id")]
+    assert len(ids) == len(set(ids)), "each drawing has ids of its own"
+    for svg in (wide, narrow):
+        assert svg.get("role") == "img"
+        title, desc = svg.find(f"{SVG_NS}title"), svg.find(f"{SVG_NS}desc")
+        assert title is not None
+        assert desc is not None
+        assert (title.text or "").strip()
+        assert len((desc.text or "").strip()) > 40
+        assert (svg.get("aria-labelledby") or "").split() == [title.get("id"), desc.get("id")]
+        for element in svg.iter():
+            assert "style" not in element.attrib
+            assert not {"fill", "stroke"} & set(element.attrib), "paint belongs in the stylesheet"
+    assert float((narrow.get("viewBox") or "").split()[2]) == 300
 
 
 @pytest.mark.parametrize("diagram_id", DIAGRAM_IDS)
-def test_form_is_a_get_form_that_swaps_the_fragment(client: TestClient, diagram_id: str) -> None:
+def test_form_swaps_only_the_chart_and_submits_to_the_page_it_is_on(client: TestClient, diagram_id: str) -> None:
     page = parse(client.get(f"/en/lab/{diagram_id}", headers=HX).text)
     (form,) = page.find("form")
-    url = f"/en/lab/{diagram_id}"
+    root = f"diagram-{diagram_id}"
     assert form["method"] == "get"
-    assert form["action"] == url
-    assert form["hx-get"] == url
+    assert form["action"] == f"#{root}", "without JavaScript: this page, at this diagram"
+    assert form["hx-get"] == f"/en/lab/{diagram_id}"
     assert "change" in (form["hx-trigger"] or "")
-    assert form["hx-target"] == f"#diagram-{diagram_id}"
+    assert (form["hx-target"], form["hx-select"]) == (f"#{root}-chart", f"#{root}-chart")
+    assert form["hx-select-oob"] == f"#{root}-fields"
     assert form["hx-swap"] == "outerHTML"
+    assert page.find("div", id=f"{root}-chart")
+    assert page.find("div", id=f"{root}-fields")
+    (status,) = page.find("p", id=f"{root}-status")
+    assert status["role"] == "status", "a polite live region outside the swapped region"
     assert page.find("button", type="submit"), "a submit button for browsers without JavaScript"
     labelled = {a.get("for") for t, a in page.elements if t == "label"}
     for tag, attributes in page.elements:
+        if tag in ("select", "input"):
+            assert (attributes.get("name") or "").startswith(f"{diagram_id}."), "field names carry the diagram"
         if tag in ("select", "input") and attributes.get("type") not in ("hidden", "radio"):
             assert attributes.get("id") in labelled, f"<{tag} name={attributes.get('name')}> has no <label>"
 
@@ -112,8 +130,10 @@ def test_lab_shows_every_diagram_in_the_language(client: TestClient, language: s
     assert f">{nav}</a>" in response.text
     for diagram_id in DIAGRAM_IDS:
         assert f'id="diagram-{diagram_id}"' in response.text
-    assert len(page.find("div", **{"class": "lab-diagram", "hx-push-url": "true"})) == len(DIAGRAM_IDS)
-    assert len(chart_svgs(response.text)) == len(DIAGRAM_IDS)
+    assert len(page.find("div", **{"class": "lab-diagram"})) == len(DIAGRAM_IDS)
+    assert "hx-push-url" not in response.text, "diagrams.js keeps the lab's own address instead"
+    assert "data-dg-address" in response.text
+    assert len(chart_svgs(response.text)) == 2 * len(DIAGRAM_IDS)
     assert_clean(response.text)
     if language == "ko":
         assert "데이터 표" in response.text
@@ -127,7 +147,7 @@ def test_chapter_embeds_the_real_diagrams_without_pushing_urls(client: TestClien
         assert '<figure class="dg dg-' in html
         assert f'id="diagram-{diagram_id}"' in html
     assert "diagram-pending" not in html
-    assert len(chart_svgs(html)) == html.count('<figure class="dg dg-') >= 3
+    assert len(chart_svgs(html)) == 2 * html.count('<figure class="dg dg-') >= 6
     assert "hx-push-url" not in html, "inside a chapter a diagram must not change the address"
     assert_clean(html)
 
@@ -183,7 +203,7 @@ def test_topology_lists_hops_and_bottleneck_from_the_presets(
         else:
             assert data_values(hop) == [LINKS[link_id].per_direction_GBps]
     slowest = min(LINKS[link_id].per_direction_GBps for link_id in links if link_id)
-    assert f"{slowest:g} GB/s per direction." in html
+    assert f"{slowest:g} GB/s per direction" in html
     assert html.count('class="dg-path"') >= 2
 
 
@@ -212,19 +232,7 @@ def test_ring_time_and_bytes_after_k_steps(client: TestClient, gpus: int, step: 
     assert_close(sent, step * size / gpus)
     assert math.isclose(elapsed, step * (size / gpus) / bandwidth_Bps, rel_tol=1e-9)
     assert f"Step {step} of {2 * (gpus - 1)}" in html
-    assert html.count('class="dg-transfer"') == (gpus if step else 0)
-
-
-def test_ring_steps_are_links_carrying_the_step(client: TestClient) -> None:
-    page = parse(
-        client.get("/en/lab/ring-allreduce?gpus=4&size=1&unit=GiB&system=dgx-h100&step=2&drawn=4", headers=HX).text
-    )
-    (previous,) = page.find("a", id="diagram-ring-allreduce-previous")
-    (following,) = page.find("a", id="diagram-ring-allreduce-next")
-    assert "step=1" in (previous["href"] or "")
-    assert previous["hx-get"] == previous["href"]
-    assert "step=3" in (following["href"] or "")
-    assert following["hx-target"] == "#diagram-ring-allreduce"
+    assert html.count('class="dg-transfer"') == (2 * gpus if step else 0), "each GPU's arrow, in both drawings"
 
 
 def test_busbw_table_is_the_sweep(client: TestClient) -> None:
@@ -250,7 +258,7 @@ def test_busbw_table_is_the_sweep(client: TestClient) -> None:
             assert_close(actual, expected)
     crossover = next(r.message_bytes for r in first if r.bottleneck != "latency")
     assert f"Bandwidth-bound from {_binary(crossover)}" in html
-    assert html.count('class="dg-crossover ') == 2
+    assert html.count('class="dg-crossover ') == 2 * 2
 
 
 def _binary(size: int) -> str:
@@ -280,7 +288,7 @@ def test_scaling_points_are_training_steps(client: TestClient) -> None:
             first_exposed = nodes * per_node
     assert first_exposed is not None
     assert f"Communication exceeds compute from {first_exposed} GPUs on" in html
-    assert html.count('class="dg-exposed"') == 1
+    assert html.count('class="dg-exposed"') == 2
 
 
 # --- bad input: 422 with the message in the form, in the learner's language ------------------------------------
@@ -292,7 +300,7 @@ BAD_INPUTS = [
     ("link-compare", "size=abc&unit=GiB&scale=linear", "size", "abc"),
     ("link-compare", "size=1&unit=XB&scale=linear", "unit", None),
     ("link-compare", "size=1&unit=GiB&scale=cubic", "scale", None),
-    ("topology", "topology=dgx-h100&gpu_a=0&gpu_b=8&drawn=dgx-h100", "gpu_b", "8"),
+    ("topology", "topology=dgx-h100&gpu_a=0&gpu_b=8&drawn=dgx-h100", "gpu_b", None),  # a list: only 0..7
     ("topology", "topology=dgx-h200&gpu_a=0&gpu_b=1&drawn=dgx-h200", "topology", None),
     ("ring-allreduce", "gpus=9&size=1&unit=GiB&system=dgx-h100&step=0&drawn=9", "gpus", None),
     ("ring-allreduce", "gpus=4&size=1&unit=GiB&system=dgx-h100&step=7&drawn=4", "step", "7"),
@@ -312,31 +320,175 @@ BAD_INPUTS = [
 
 @pytest.mark.parametrize(("diagram_id", "query", "field", "kept"), BAD_INPUTS)
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_bad_input_is_a_422_naming_the_field_in_the_form(
+def test_bad_input_is_a_422_in_the_learners_words_beside_a_chart(
     client: TestClient, diagram_id: str, query: str, field: str, kept: str | None, language: str
 ) -> None:
+    diagram = DIAGRAMS[diagram_id]
+    base = field.rstrip("123") if diagram_id == "busbw-sweep" else field
+    label = TRANSLATIONS[language].gettext(diagram.labels[base])
     for headers in (HX, {}):
         response = client.get(f"/{language}/lab/{diagram_id}?{query}", headers=headers)
         assert response.status_code == 422
         assert "HX-Request" in response.headers["vary"]
         assert ("<html" in response.text) == (not headers)
+        assert (response.headers.get("hx-reswap") == "none") == bool(headers), "htmx keeps the last good chart"
         error = re.search(r'<p class="dg-error" id="diagram-[a-z-]+-error" role="alert">(.*?)</p>', response.text, re.S)
         assert error is not None
-        message = error.group(1)
-        parameter = field.rstrip("123") if diagram_id == "busbw-sweep" and field[-1].isdigit() else field
-        assert parameter in message
+        message = error.group(1).strip()
+        assert label in message, f"{message!r} does not name the field as the form does ({label!r})"
+        assert not re.search(rf"\b{base}\b", message), f"{message!r} names the form field {base!r}"
         if language == "ko":
             assert re.search("[가-힣]", message), message
-            assert "허용" in message or "사용하세요" in message
+            assert message.endswith(("세요.", "니다.")), message
         else:
-            assert "allowed" in message or "must" in message or "use one of" in message or "needs" in message
+            assert " must " in message or ": " in message
         page = parse(response.text)
-        marked = page.find("select", name=field) + page.find("input", name=field)
+        marked = page.find("select", name=f"{diagram_id}.{field}") + page.find("input", name=f"{diagram_id}.{field}")
         marked += [a for t, a in page.elements if t == "fieldset" and a.get("role") == "radiogroup"]
         assert any(a.get("aria-invalid") == "true" for a in marked), f"{field} is not marked invalid"
         if kept is not None:
             assert f'value="{kept}"' in response.text, "the form keeps what the learner typed"
+        assert len(chart_svgs(response.text)) == 2, "a chart stays beside the message"
         assert_clean(response.text)
+
+
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [
+        ("en", "Buffer to move must be between 1 byte and 1 TiB (1,024 GiB)."),
+        ("ko", "전송할 버퍼에는 1바이트부터 1 TiB (1,024 GiB)까지의 크기를 입력하세요."),
+    ],
+)
+def test_the_size_message_reads_as_a_sentence(client: TestClient, language: str, message: str) -> None:
+    html = client.get(f"/{language}/lab/link-compare?size=2048&unit=GiB", headers=HX).text
+    assert message in html
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_decimal_comma_is_understood_and_anything_else_with_commas_is_explained(
+    client: TestClient, language: str
+) -> None:
+    understood = client.get(f"/{language}/lab/link-compare?size=2,5&unit=GiB", headers=HX)
+    assert understood.status_code == 200
+    assert "2.5 GiB is 2,684,354,560 B" in understood.text or "2.5 GiB" in understood.text
+    assert 'href="?link-compare.size=2.5#diagram-link-compare"' in understood.text, "the address says 2.5"
+    thousands = client.get(f"/{language}/lab/scaling?params_b=1,024&system2=none&system3=none", headers=HX)
+    assert thousands.status_code == 422, "1,024 is a thousand and twenty-four, beyond the model's limit"
+    unreadable = client.get(f"/{language}/lab/link-compare?size=2,5,5&unit=GiB", headers=HX)
+    assert unreadable.status_code == 422
+    assert "2,5" in unreadable.text.split('role="alert">')[1].split("</p>")[0], "the message shows the comma"
+
+
+def test_the_forms_limits_are_the_servers(client: TestClient) -> None:
+    html = {diagram_id: client.get(f"/en/lab/{diagram_id}", headers=HX).text for diagram_id in DIAGRAM_IDS}
+    sweep_form = parse(html["busbw-sweep"])
+    for number in (1, 2, 3):
+        (nodes,) = sweep_form.find("input", name=f"busbw-sweep.nodes{number}")
+        assert nodes["type"] == "number"
+        assert (int(nodes["min"] or 0), int(nodes["max"] or 0)) == (1, busbw_sweep.MAX_NODES)
+        too_many = client.get(f"/en/lab/busbw-sweep?nodes{number}={busbw_sweep.MAX_NODES + 1}", headers=HX)
+        assert too_many.status_code == 422
+    high = fields.tebibytes(link_compare.MAX_BYTES)
+    assert high == fields.tebibytes(ring_allreduce.MAX_BYTES) == "1 TiB"
+    for diagram_id in ("link-compare", "ring-allreduce"):
+        (size,) = parse(html[diagram_id]).find("input", name=f"{diagram_id}.size")
+        assert size["type"] == "text", "type=number reads 2,4 as 24 in Chromium"
+        assert size["inputmode"] == "decimal"
+        assert f"diagram-{diagram_id}-size-hint" in (size["aria-describedby"] or "").split()
+        assert f">from 1 byte to {high}</span>" in html[diagram_id]
+        over = client.get(f"/en/lab/{diagram_id}?size={link_compare.MAX_BYTES // 2**30 + 1}&unit=GiB", headers=HX)
+        assert over.status_code == 422
+        assert client.get(f"/en/lab/{diagram_id}?size={link_compare.MAX_BYTES // 2**30}&unit=GiB").status_code == 200
+    for name, maximum, unit in (
+        ("params_b", scaling.MAX_PARAMETERS_B, "B"),
+        ("compute_ms", scaling.MAX_COMPUTE_MS, "ms"),
+    ):
+        assert f">above 0, at most {fields.limit(maximum, unit)}</span>" in html["scaling"]
+        assert client.get(f"/en/lab/scaling?{name}={maximum * 1.001:.6f}", headers=HX).status_code == 422
+
+
+# --- the address carries every diagram's state --------------------------------------------------------------
+
+FAT_TREE = "topology.topology=rail-fat-tree&topology.gpu_a=2&topology.gpu_b=29&topology.drawn=rail-fat-tree"
+
+
+def test_the_lab_is_drawn_in_the_state_of_its_address(client: TestClient) -> None:
+    plain = client.get("/en/lab").text
+    response = client.get(f"/en/lab?{FAT_TREE}&ring-allreduce.step=2&unknown.field=1&topology.nope=3")
+    assert response.status_code == 200
+    assert response.headers["cache-control"] == client.get("/en/lab").headers["cache-control"]
+    assert response.content == client.get(f"/en/lab?{FAT_TREE}&ring-allreduce.step=2").content, "same state"
+    page = parse(response.text)
+    (machine,) = page.find("select", name="topology.topology")
+    assert '<option value="rail-fat-tree" selected>' in response.text
+    assert machine["id"] == "diagram-topology-topology"
+    assert "Step 2 of 6" in response.text
+    assert response.text.count('<figure class="dg dg-') == plain.count('<figure class="dg dg-') == len(DIAGRAM_IDS)
+    fragment = client.get("/en/lab/link-compare", headers=HX).text
+    assert fragment.strip() in response.text, "the other diagrams are in their default state"
+
+
+def test_a_chapter_is_drawn_in_the_state_of_its_address(client: TestClient) -> None:
+    response = client.get("/en/guides/nvlink?ring-allreduce.step=3&ring-allreduce.gpus=4")
+    assert response.status_code == 200
+    assert "Step 3 of 6" in response.text
+    assert "Step 3 of 6" not in client.get("/en/guides/nvlink").text
+    assert (
+        '<link rel="canonical" href="http://testserver/en/guides/nvlink">' in response.text
+        or "canonical" in response.text
+    )
+    bad = client.get("/en/guides/nvlink?topology.gpu_b=99&topology.drawn=dgx-h100")
+    assert bad.status_code == 422
+    assert bad.headers["cache-control"] == "no-store"
+
+
+def test_the_diagram_address_takes_prefixed_and_plain_names(client: TestClient) -> None:
+    plain = client.get("/en/lab/topology?topology=rail-fat-tree&gpu_a=2&gpu_b=29&drawn=rail-fat-tree", headers=HX)
+    prefixed = client.get(f"/en/lab/topology?{FAT_TREE}", headers=HX)
+    assert plain.status_code == prefixed.status_code == 200
+    assert plain.text == prefixed.text
+
+
+def test_the_share_link_names_only_what_differs_from_the_defaults(client: TestClient) -> None:
+    default = parse(client.get("/en/lab/topology", headers=HX).text)
+    (link,) = default.find("a", **{"class": "dg-share-link"})
+    assert link["href"] == "?#diagram-topology"
+    changed = parse(client.get("/en/lab/topology?topology=dgx-h100&gpu_a=0&gpu_b=6&drawn=dgx-h100", headers=HX).text)
+    (link,) = changed.find("a", **{"class": "dg-share-link"})
+    assert link["href"] == "?topology.gpu_b=6#diagram-topology"
+    switched = parse(
+        client.get("/en/lab/topology?topology=gb200-nvl72&gpu_a=0&gpu_b=5&drawn=dgx-h100", headers=HX).text
+    )
+    (link,) = switched.find("a", **{"class": "dg-share-link"})
+    assert link["href"] == (
+        "?topology.topology=gb200-nvl72&topology.gpu_a=3&topology.gpu_b=60&topology.drawn=gb200-nvl72#diagram-topology"
+    ), "the pair the new machine starts from, for that machine"
+
+
+def test_ring_steps_link_to_the_page_and_swap_the_chart(client: TestClient) -> None:
+    page = parse(client.get("/en/lab/ring-allreduce?gpus=6&step=2&drawn=6", headers=HX).text)
+    (following,) = page.find("a", id="diagram-ring-allreduce-next")
+    assert (
+        following["href"]
+        == "?ring-allreduce.gpus=6&ring-allreduce.step=3&ring-allreduce.drawn=6#diagram-ring-allreduce"
+    )
+    assert following["hx-get"] == "/en/lab/ring-allreduce?gpus=6&size=1&unit=GiB&system=dgx-h100&step=3&drawn=6"
+    assert following["hx-target"] == following["hx-select"] == "#diagram-ring-allreduce-chart"
+
+
+@pytest.mark.parametrize(
+    ("query", "sentence"),
+    [
+        ("topology=dgx-h100&gpu_a=0&gpu_b=5", "Both hops run at 450 GB/s per direction"),
+        ("topology=pcie-gen5-8gpu&gpu_a=0&gpu_b=2", "All 4 hops run at 63 GB/s per direction"),
+        ("topology=rail-fat-tree&gpu_a=2&gpu_b=29", "Hops 2–5 (InfiniBand NDR 4x) all run at 50 GB/s per direction"),
+    ],
+)
+def test_equal_hops_are_said_to_be_equal_not_each_a_bottleneck(client: TestClient, query: str, sentence: str) -> None:
+    machine = query.split("&")[0].split("=")[1]
+    html = client.get(f"/en/lab/topology?{query}&drawn={machine}", headers=HX).text
+    assert sentence in html
+    assert 'class="dg-flag"' not in html
 
 
 def test_a_series_error_says_which_series(client: TestClient) -> None:

@@ -4,6 +4,8 @@ system x algorithm series, with the latency-bound and bandwidth-bound sizes mark
 A size is latency-bound when the simulator reports the per-step latency (the alpha term) as the larger part of
 the time ("bottleneck": "latency"), bandwidth-bound when the size/bandwidth term is. The crossover drawn for
 each series lies between the last latency-bound size and the first bandwidth-bound one.
+
+Two drawings of the same points: ``wide`` (720 units) and ``narrow`` for phones (300 units, fewer ticks).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from app.i18n import _
 from app.simulator import ALGORITHMS, MAX_MESSAGE_BYTES, MODES, OPS, SYSTEMS, CollectiveResult, SimulationError, sweep
 from app.web.diagrams import fields
 from app.web.diagrams.svg import LinearScale, LogScale, Tick, nice_max, points, px
@@ -22,6 +25,7 @@ METRICS = ("busbw", "algbw", "both")
 NONE = "none"
 SIZE_CHOICES = tuple(2**e for e in range(41))
 MAX_NODES = max(system.max_nodes for system in SYSTEMS.values())
+LIMITS: dict[str, object] = {"nodes": (1, MAX_NODES)}
 DEFAULTS: dict[str, str] = {
     "op": "all_reduce",
     "mode": "calibrated",
@@ -38,18 +42,39 @@ DEFAULTS: dict[str, str] = {
     "algorithm3": "auto",
     "nodes3": "1",
 }
+LABELS: dict[str, str] = {
+    "op": _("Collective"),
+    "mode": _("Model"),
+    "min_bytes": _("Smallest size (-b)"),
+    "max_bytes": _("Largest size (-e)"),
+    "metric": _("Show"),
+    "system": _("System"),
+    "algorithm": _("Algorithm"),
+    "nodes": _("Nodes"),
+}
 
-WIDTH, HEIGHT = 720, 390
-LEFT, RIGHT, TOP, BOTTOM = 64, 704, 30, 318
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    name: str
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+    max_size_labels: int
+    y_ticks: int
+
+
+WIDE = Frame("wide", 720, 400, 66, 704, 34, 322, 8, 5)
+NARROW = Frame("narrow", 300, 312, 44, 290, 40, 252, 3, 3)
 
 
 @dataclass(frozen=True, slots=True)
 class Point:
     size_bytes: int
     size_label: str
-    x: float
-    y_busbw: float
-    y_algbw: float
     result: CollectiveResult
     time_label: str
     busbw_label: str
@@ -65,9 +90,7 @@ class Series:
     nodes: int
     ranks: int
     points: tuple[Point, ...]
-    busbw_line: str
-    algbw_line: str
-    crossover_x: float | None  # None when every size is on one side
+    crossover_index: int | None  # the first bandwidth-bound point, when some point before it is latency-bound
     crossover_bytes: int | None  # the first bandwidth-bound size
     crossover_label: str
     all_latency_bound: bool
@@ -76,23 +99,50 @@ class Series:
 
 
 @dataclass(frozen=True, slots=True)
+class DrawnSeries:
+    number: int
+    busbw: tuple[tuple[float, float], ...]
+    algbw: tuple[tuple[float, float], ...]
+    busbw_line: str
+    algbw_line: str
+    crossover_x: float | None  # None when every size is on one side
+
+
+@dataclass(frozen=True, slots=True)
+class Chart:
+    frame: Frame
+    series: tuple[DrawnSeries, ...]
+    x_ticks: tuple[Tick, ...]
+    y_ticks: tuple[Tick, ...]
+    latency_region_right: float | None  # of the first series
+
+    @property
+    def name(self) -> str:
+        return self.frame.name
+
+    @property
+    def width(self) -> int:
+        return self.frame.width
+
+    @property
+    def height(self) -> int:
+        return self.frame.height
+
+
+@dataclass(frozen=True, slots=True)
 class View:
-    width: int
-    height: int
-    left: int
-    right: int
-    top: int
-    bottom: int
     op: str
     mode: str
     metric: str
     min_bytes: int
     max_bytes: int
     series: tuple[Series, ...]
-    x_ticks: tuple[Tick, ...]
-    y_ticks: tuple[Tick, ...]
-    latency_region_right: float | None  # of the first series
+    charts: tuple[Chart, ...]
     size_choices: tuple[tuple[int, str], ...]
+
+    @property
+    def layouts(self) -> tuple[Chart, ...]:
+        return self.charts
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -102,8 +152,8 @@ class View:
 _FIELD_OF_PARAMETER = {"system": "system", "algorithm": "algorithm", "nodes": "nodes", "gpus_per_node": "nodes"}
 
 
-def _label_every(span_exponents: float) -> int:
-    return next(every for every in (1, 2, 5, 10) if span_exponents / every <= 8)
+def _label_every(span_exponents: float, labels: int) -> int:
+    return next((every for every in (1, 2, 5, 10, 20) if span_exponents / every <= labels), 40)
 
 
 def build(form: fields.Form) -> View:
@@ -118,6 +168,8 @@ def build(form: fields.Form) -> View:
             f"min_bytes must not exceed max_bytes ({max_bytes})",
             code="out_of_range",
             allowed=f"1..{max_bytes}",
+            kind="order",
+            values={"other": "max_bytes"},
         )
     wanted = []
     for number in range(1, SERIES + 1):
@@ -146,22 +198,12 @@ def build(form: fields.Form) -> View:
                 raise fields.from_model(error.parameter, error) from None
             raise fields.from_model(f"{field}{number}", error, series=number) from None
 
-    low, high = (min_bytes, max_bytes) if min_bytes < max_bytes else (min_bytes / 2, max_bytes * 2)
-    x = LogScale(low, high, LEFT, RIGHT)
-    shown = [r.busbw_GBps for *_, rs in results for r in rs if metric != "algbw"]
-    shown += [r.algbw_GBps for *_, rs in results for r in rs if metric != "busbw"]
-    top, step = nice_max(max(shown, default=1.0), 5)
-    y = LinearScale(0.0, top, BOTTOM, TOP)
-
     series = []
     for number, system_id, algorithm, nodes, sweep_results in results:
         pts = tuple(
             Point(
                 r.message_bytes,
                 binary_size(r.message_bytes),
-                x(r.message_bytes),
-                y(r.busbw_GBps),
-                y(r.algbw_GBps),
                 r,
                 format_seconds(r.time_s),
                 significant(r.busbw_GBps),
@@ -170,9 +212,6 @@ def build(form: fields.Form) -> View:
             for r in sweep_results
         )
         first_bandwidth = next((i for i, p in enumerate(pts) if p.result.bottleneck != "latency"), None)
-        crossover_x: float | None = None
-        if first_bandwidth is not None and first_bandwidth > 0:
-            crossover_x = px((pts[first_bandwidth - 1].x + pts[first_bandwidth].x) / 2)
         peak = max(r.busbw_GBps for r in sweep_results)
         system = SYSTEMS[system_id]
         series.append(
@@ -184,9 +223,7 @@ def build(form: fields.Form) -> View:
                 nodes=nodes,
                 ranks=sweep_results[0].ranks,
                 points=pts,
-                busbw_line=points((p.x, p.y_busbw) for p in pts),
-                algbw_line=points((p.x, p.y_algbw) for p in pts),
-                crossover_x=crossover_x,
+                crossover_index=first_bandwidth if first_bandwidth else None,
                 crossover_bytes=pts[first_bandwidth].size_bytes if first_bandwidth is not None else None,
                 crossover_label=binary_size(pts[first_bandwidth].size_bytes) if first_bandwidth is not None else "",
                 all_latency_bound=first_bandwidth is None,
@@ -194,26 +231,40 @@ def build(form: fields.Form) -> View:
                 peak_label=format_GBps(peak),
             )
         )
-    first = series[0]
-    region: float | None
-    region = RIGHT if first.all_latency_bound else first.crossover_x
-    span = math.log2(high) - math.log2(low)
-    x_ticks = x.power_of_two_ticks(binary_size, _label_every(span))
     return View(
-        width=WIDTH,
-        height=HEIGHT,
-        left=LEFT,
-        right=RIGHT,
-        top=TOP,
-        bottom=BOTTOM,
         op=op,
         mode=mode,
         metric=metric,
         min_bytes=min_bytes,
         max_bytes=max_bytes,
         series=tuple(series),
-        x_ticks=tuple(x_ticks),
+        charts=tuple(_chart(frame, series, metric, min_bytes, max_bytes) for frame in (WIDE, NARROW)),
+        size_choices=tuple((size, binary_size(size)) for size in SIZE_CHOICES),
+    )
+
+
+def _chart(frame: Frame, series: list[Series], metric: str, min_bytes: int, max_bytes: int) -> Chart:
+    low, high = (min_bytes, max_bytes) if min_bytes < max_bytes else (min_bytes / 2, max_bytes * 2)
+    x = LogScale(low, high, frame.left, frame.right)
+    shown = [p.result.busbw_GBps for one in series for p in one.points if metric != "algbw"]
+    shown += [p.result.algbw_GBps for one in series for p in one.points if metric != "busbw"]
+    top, step = nice_max(max(shown, default=1.0), frame.y_ticks)
+    y = LinearScale(0.0, top, frame.bottom, frame.top)
+    drawn = []
+    for one in series:
+        busbw = tuple((x(p.size_bytes), y(p.result.busbw_GBps)) for p in one.points)
+        algbw = tuple((x(p.size_bytes), y(p.result.algbw_GBps)) for p in one.points)
+        crossover_x = None
+        if one.crossover_index is not None:
+            crossover_x = px((busbw[one.crossover_index - 1][0] + busbw[one.crossover_index][0]) / 2)
+        drawn.append(DrawnSeries(one.number, busbw, algbw, points(busbw), points(algbw), crossover_x))
+    first = drawn[0]
+    region = frame.right if series[0].all_latency_bound else first.crossover_x
+    span = math.log2(high) - math.log2(low)
+    return Chart(
+        frame=frame,
+        series=tuple(drawn),
+        x_ticks=tuple(x.power_of_two_ticks(binary_size, _label_every(span, frame.max_size_labels))),
         y_ticks=tuple(y.ticks(step, lambda v: f"{v:,g}")),
         latency_region_right=region,
-        size_choices=tuple((size, binary_size(size)) for size in SIZE_CHOICES),
     )

@@ -1,9 +1,16 @@
-"""Rendering diagram fragments in the learner's language, with a cache in front.
+"""Rendering diagram fragments in the learner's language, with a cache in front, and pages that embed diagrams
+in the state their address asks for.
 
-A fragment depends only on the diagram, the language and the query string, and rendering one costs a few
-milliseconds of template work, so rendered fragments are kept: each diagram's default state for good (chapter
-pages and the lab embed them), and recently asked-for states in a bounded LRU, so that a learner stepping back
-and forth, or many learners opening a shared link, get bytes from memory.
+A fragment depends only on the diagram, the language and the diagram's fields in the query string, and rendering
+one costs a few milliseconds of template work, so rendered fragments are kept: each diagram's default state for
+good (chapter pages and the lab embed them), and recently asked-for states in a bounded LRU, so that a learner
+stepping back and forth, or many learners opening a shared link, get bytes from memory.
+
+A page's address carries the state of each diagram on it with the diagram's id as prefix
+(``/en/lab?topology.topology=rail-fat-tree&topology.gpu_b=29#diagram-topology``): the forms name their fields so,
+and submit to the page they are on, so that a browser without JavaScript comes back to the same page at the
+diagram. The diagram's own address (``/en/lab/topology``) takes the same prefixed names, and the unprefixed ones
+it has always taken.
 """
 
 from __future__ import annotations
@@ -18,18 +25,21 @@ from urllib.parse import parse_qsl, urlencode
 from jinja2 import pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup
+from starlette.requests import Request
 from starlette.types import ASGIApp
 
 from app.web.caching import SHARED_PAGE, Representation
 from app.web.diagrams import DIAGRAMS, Diagram
-from app.web.diagrams.fields import FieldError, Problem
+from app.web.diagrams.fields import FieldError, Form, Problem
+from app.web.diagrams.problems import problem_message
 from app.web.htmx import VARY
-from app.web.simulation_messages import simulation_error_message
 from app.web.templating import HTML, Templates
 from app.web.templating.urls import url_path_for
 
 UrlFor = Callable[..., str]
 RECENT_FRAGMENTS = 256
+RECENT_PAGES = 256
+INVALID = "no-store"  # a bad state is one learner's typo: no cache should keep it
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +49,30 @@ class Rendered:
     body: bytes
 
 
+def diagram_query(diagram: Diagram, query_string: bytes) -> dict[str, str]:
+    """The diagram's fields in a query string, prefixed (``topology.gpu_b``) or not (``gpu_b``); the first wins."""
+    prefix = f"{diagram.id}."
+    query: dict[str, str] = {}
+    for name, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
+        field = name.removeprefix(prefix)
+        if field in diagram.defaults:
+            query.setdefault(field, value)
+    return query
+
+
+def page_states(query_string: bytes) -> dict[str, bytes]:
+    """For a page's query string: each diagram it sets (by prefixed names), as that diagram's own query string."""
+    states: dict[str, dict[str, str]] = {}
+    for name, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
+        diagram_id, dot, field = name.partition(".")
+        diagram = DIAGRAMS.get(diagram_id)
+        if dot and diagram is not None and field in diagram.defaults:
+            states.setdefault(diagram_id, {}).setdefault(field, value)
+    return {diagram_id: urlencode(state).encode("latin-1") for diagram_id, state in sorted(states.items())}
+
+
 class DiagramRenderer:
-    """Renders diagram fragments and pages, and lets templates embed a diagram in its default state
+    """Renders diagram fragments and pages, and lets templates embed a diagram in the state of the page's address
     (``{{ diagram("topology") }}``)."""
 
     def __init__(self, templates: Templates, translations: Mapping[str, gettext.GNUTranslations]) -> None:
@@ -49,10 +81,12 @@ class DiagramRenderer:
         self._defaults: dict[tuple[str, str], Rendered] = {}
         self._recent: OrderedDict[tuple[str, str, bytes], Rendered] = OrderedDict()
         self._representations: OrderedDict[tuple[str, str, bytes, bool], Representation] = OrderedDict()
+        self._pages: OrderedDict[tuple[str, str, str, tuple[tuple[str, bytes], ...]], Representation] = OrderedDict()
 
         @pass_context
         def diagram(context: Context, diagram_id: str) -> Markup:
-            return self.default(diagram_id, context["lang"], context["url"]).html
+            state = context.get("diagram_states", {}).get(diagram_id, b"")
+            return self.render(diagram_id, context["lang"], state, context["url"]).html
 
         for environment in templates.environments.values():
             environment.globals["diagram"] = diagram
@@ -72,6 +106,7 @@ class DiagramRenderer:
 
         rendered = self.render(diagram_id, language, query_string, url)
         body = rendered.body
+        headers = [("vary", VARY)]
         if not fragment:
             context = {
                 "diagram_id": diagram_id,
@@ -80,59 +115,98 @@ class DiagramRenderer:
                 "switch": ("diagram", {"lang": language, "diagram_id": diagram_id}),
             }
             body = self.templates.render_to_string(app, "diagrams/page.html", language, context).encode()
-        cache_control = SHARED_PAGE if rendered.status_code == 200 else "no-store"
-        representation = Representation.build(body, HTML, cache_control, rendered.status_code, [("vary", VARY)])
+        elif rendered.status_code != 200:
+            # htmx then swaps only the form (out of band) and keeps the last good chart on the page.
+            headers.append(("hx-reswap", "none"))
+        cache_control = SHARED_PAGE if rendered.status_code == 200 else INVALID
+        representation = Representation.build(body, HTML, cache_control, rendered.status_code, headers)
         self._representations[key] = representation
         if len(self._representations) > RECENT_FRAGMENTS:
             self._representations.popitem(last=False)
         return representation
 
-    def default(self, diagram_id: str, language: str, url: UrlFor) -> Rendered:
-        rendered = self._defaults.get((diagram_id, language))
-        if rendered is None:
-            rendered = self._defaults.setdefault(
-                (diagram_id, language), self._render(DIAGRAMS[diagram_id], language, {}, url)
-            )
-        return rendered
+    def shared_page(
+        self, request: Request, name: str, language: str, context: Mapping[str, Any] | None = None
+    ) -> Representation:
+        """A page that embeds diagrams (the lab, a chapter), with each diagram in the state its address asks for.
+        Without diagram fields in the query it is the page every visitor gets (``Templates.shared``)."""
+        states = page_states(request.scope["query_string"])
+        if not states:
+            return self.templates.shared(request, name, language, context)
+        key = (name, language, request.url.path, tuple(states.items()))
+        representation = self._pages.get(key)
+        if representation is not None:
+            self._pages.move_to_end(key)
+            return representation
+        route = request.scope.get("route")
+        full = {"switch": (getattr(route, "name", None), dict(request.path_params))} | dict(context or {})
+        full["diagram_states"] = states
+
+        def url(route_name: str, /, **params: Any) -> str:
+            return url_path_for(request.app, route_name, **params)
+
+        invalid = any(self.render(d, language, state, url).status_code != 200 for d, state in states.items())
+        html = self.templates.render_to_string(request.app, name, language, full)
+        status_code, cache_control = (422, INVALID) if invalid else (200, SHARED_PAGE)
+        representation = Representation.build(html.encode(), HTML, cache_control, status_code)
+        self._pages[key] = representation
+        if len(self._pages) > RECENT_PAGES:
+            self._pages.popitem(last=False)
+        return representation
 
     def render(self, diagram_id: str, language: str, query_string: bytes, url: UrlFor) -> Rendered:
-        if not query_string:
-            return self.default(diagram_id, language, url)
-        key = (diagram_id, language, query_string)
+        diagram = DIAGRAMS[diagram_id]
+        query = diagram_query(diagram, query_string)
+        if not query:
+            return self._default(diagram, language, url)
+        key = (diagram_id, language, urlencode(query).encode("latin-1"))
         rendered = self._recent.get(key)
         if rendered is not None:
             self._recent.move_to_end(key)
             return rendered
-        query: dict[str, str] = {}
-        for name, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
-            query.setdefault(name, value)
-        rendered = self._render(DIAGRAMS[diagram_id], language, query, url)
+        rendered = self._render(diagram, language, query, url)
         self._recent[key] = rendered
         if len(self._recent) > RECENT_FRAGMENTS:
             self._recent.popitem(last=False)
         return rendered
 
+    def _default(self, diagram: Diagram, language: str, url: UrlFor) -> Rendered:
+        rendered = self._defaults.get((diagram.id, language))
+        if rendered is None:
+            rendered = self._defaults.setdefault((diagram.id, language), self._render(diagram, language, {}, url))
+        return rendered
+
     def _render(self, diagram: Diagram, language: str, query: Mapping[str, str], url: UrlFor) -> Rendered:
         form = {name: query.get(name, default) for name, default in diagram.defaults.items()}
-        view: object | None = None
         problem: Problem | None = None
         try:
             view = diagram.build(form)
         except FieldError as error:
             problem = error.problem
+            view = _fallback(diagram, form, problem)
         message = ""
         if problem is not None:
-            translations = self.translations[language]
-            message = simulation_error_message(problem.error, translations, language)
-            if problem.series is not None:
-                message = translations.gettext("Series %(number)d: %(message)s") % {
-                    "number": problem.series,
-                    "message": message,
-                }
+            message = problem_message(problem, diagram.labels, form, self.translations[language])
+        state = diagram.state(form, view) if problem is None else form
         action = url("diagram", lang=language, diagram_id=diagram.id)
+        prefix = f"{diagram.id}."
+
+        def changed(**changes: Any) -> dict[str, str]:
+            return {
+                name: value
+                for name, value in (state | {k: str(v) for k, v in changes.items()}).items()
+                if value != diagram.defaults[name]
+            }
 
         def with_query(**changes: Any) -> str:
-            return f"{action}?{urlencode(form | {k: str(v) for k, v in changes.items()})}"
+            """The fragment's address for this state with ``changes``: what htmx asks for."""
+            return f"{action}?{urlencode(state | {k: str(v) for k, v in changes.items()})}"
+
+        def page_link(**changes: Any) -> str:
+            """This state with ``changes`` on whatever page the diagram is on, at the diagram: a relative address,
+            so one cached fragment serves the lab, every chapter and the diagram's own page."""
+            fields = changed(**changes)
+            return f"?{urlencode({prefix + name: value for name, value in fields.items()})}#{diagram.root_id}"
 
         template = self.templates.environments[language].get_template(diagram.template)
         html = template.render(
@@ -143,8 +217,20 @@ class DiagramRenderer:
             problem=problem,
             message=message,
             diagram=diagram,
+            limits=diagram.limits,
             root=diagram.root_id,
             action=action,
             with_query=with_query,
+            page_link=page_link,
+            share_link=page_link(),
         )
         return Rendered(422 if problem else 200, Markup(html), html.encode())  # noqa: S704  (autoescaped template)
+
+
+def _fallback(diagram: Diagram, form: Form, problem: Problem) -> object:
+    """What to draw beside the message while a field is wrong: the same state with that field at its default, or
+    the defaults (a browser with JavaScript keeps the chart it already shows instead)."""
+    try:
+        return diagram.build({**form, problem.field: diagram.defaults[problem.field]})
+    except (FieldError, KeyError):
+        return diagram.build(diagram.defaults)

@@ -5,6 +5,10 @@ to GPU i+1, which adds it to its own copy; after n-1 steps GPU i holds the compl
 In all-gather step j (0..n-2, overall step n+j) GPU i forwards the complete chunk (i+1-j) mod n, which the
 receiver stores. Every step moves S/n bytes per GPU in each ring direction, so after k of the 2(n-1) steps each
 GPU has sent k*S/n bytes, and in the ideal model (no latency) k/(2(n-1)) of the all-reduce's time has passed.
+
+Two drawings: ``wide``, the GPUs around a circle with the chunk each one sends on the arrow to its neighbour, and
+``narrow`` for phones, the GPUs one under the other with their chunks in columns c0..c(n-1), so that a chunk's
+journey is a vertical arrow in its own column (and the last GPU's, back to GPU 0, runs up the left side).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from app.i18n import _
 from app.simulator import LINKS, SYSTEMS, SimulationError, simulate_collective
 from app.web.diagrams import fields
 from app.web.diagrams.svg import px
@@ -22,12 +27,25 @@ UNITS: dict[str, int] = {"GiB": GiB, "MiB": MiB, "GB": 10**9, "MB": 10**6}
 MIN_GPUS, MAX_GPUS = 2, 8
 SYSTEM_IDS = tuple(system_id for system_id, system in SYSTEMS.items() if system.gpus_per_node >= MAX_GPUS)
 DEFAULTS: dict[str, str] = {"gpus": "4", "size": "1", "unit": "GiB", "system": "dgx-h100", "step": "0", "drawn": "4"}
+LABELS: dict[str, str] = {
+    "gpus": _("GPUs in the ring"),
+    "size": _("Buffer per GPU (S)"),
+    "unit": _("Unit"),
+    "system": _("Link for the time"),
+    "step": _("Step"),
+    "drawn": _("GPUs in the ring"),
+}
 MAX_BYTES = 2**40
+LIMITS: dict[str, object] = {"size": fields.tebibytes(MAX_BYTES)}
 
-WIDTH, HEIGHT = 560, 560
-CENTER_X, CENTER_Y, RADIUS = 280, 250, 184
-CELL_W, CELL_H = 13, 30
-TIMELINE_Y = 506
+WIDTH, HEIGHT = 600, 590
+CENTER_X, CENTER_Y, RADIUS = 300, 256, 208
+CELL_W, CELL_H = 16, 30
+TIMELINE_Y = 530
+NARROW_WIDTH = 300
+NARROW_TOP = 44  # the chunk headers c0.. sit above the first row
+NARROW_ROW = 52
+NARROW_CELLS_X, NARROW_CELL_W, NARROW_CELL_H, NARROW_CELL_STEP = 66, 24, 28, 28
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +100,36 @@ class StepBox:
 
 
 @dataclass(frozen=True, slots=True)
+class WideRing:
+    """The circle: the geometry lives on the View itself (gpus, ring, arrows, timeline)."""
+
+    name: str = "wide"
+    width: int = WIDTH
+    height: int = HEIGHT
+
+
+@dataclass(frozen=True, slots=True)
+class NarrowRow:
+    number: int
+    y: float
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NarrowRing:
+    rows: tuple[NarrowRow, ...]
+    headers: tuple[tuple[float, str], ...]  # (x, "c0") above each column of chunks
+    arrows: tuple[str, ...]  # polylines, one per sender
+    timeline: tuple[StepBox, ...]
+    timeline_y: float
+    rs_label_x: float
+    ag_label_x: float
+    height: float
+    name: str = "narrow"
+    width: int = NARROW_WIDTH
+
+
+@dataclass(frozen=True, slots=True)
 class View:
     width: int
     height: int
@@ -114,6 +162,11 @@ class View:
     total_label: str
     previous_step: int | None
     next_step: int | None
+    narrow: NarrowRing
+
+    @property
+    def layouts(self) -> tuple[WideRing | NarrowRing, ...]:
+        return (WideRing(), self.narrow)
 
 
 def transfers(gpus: int, step: int) -> list[tuple[int, int, int]]:
@@ -140,18 +193,63 @@ def contributions(gpus: int, step: int) -> list[list[int]]:
 
 
 def _size(form: fields.Form) -> tuple[int, str]:
-    unit = fields.choice(form, "unit", tuple(UNITS))
-    factor = UNITS[unit]
-    size = fields.positive(form, "size", MAX_BYTES / factor, unit)
-    size_bytes = round(size * factor)
-    if not 1 <= size_bytes <= MAX_BYTES:
-        raise fields.fail(
-            "size",
-            f"size must be at least 1 byte and at most {exact(MAX_BYTES / factor)} {unit}",
-            code="out_of_range",
-            allowed=f"1 B ≤ size ≤ {exact(MAX_BYTES / factor)} {unit}",
-        )
+    size_bytes, size, unit = fields.size_in_bytes(form, UNITS, MAX_BYTES)
     return size_bytes, f"{significant(size, digits=6)} {unit}"
+
+
+def _timeline(n: int, step: int, left: float, right: float) -> tuple[tuple[StepBox, ...], float, float]:
+    steps = 2 * (n - 1)
+    slot = (right - left) / steps
+    boxes = []
+    for k in range(1, steps + 1):
+        state = "done" if k < step else "current" if k == step else "todo"
+        phase = "reduce-scatter" if k <= n - 1 else "all-gather"
+        boxes.append(StepBox(k, px(left + (k - 1) * slot + 1), px(slot - 2), phase, state))
+    return tuple(boxes), px(left + slot * (n - 1) / 2), px(left + slot * (n - 1) * 1.5)
+
+
+def _narrow(n: int, step: int, held: list[list[int]], moves: list[tuple[int, int, int]]) -> NarrowRing:
+    full = (1 << n) - 1
+    receives = {receiver: chunk for _, receiver, chunk in moves}
+    rows = []
+    for i in range(n):
+        y = NARROW_TOP + i * NARROW_ROW
+        cells = []
+        for c in range(n):
+            count = bin(held[i][c]).count("1")
+            fill_h = NARROW_CELL_H * count / n
+            cells.append(
+                Cell(
+                    c,
+                    px(NARROW_CELLS_X + c * NARROW_CELL_STEP),
+                    px(y),
+                    count,
+                    px(y + NARROW_CELL_H - fill_h),
+                    px(fill_h),
+                    held[i][c] == full,
+                    receives.get(i) == c,
+                )
+            )
+        rows.append(NarrowRow(i, y, tuple(cells)))
+    arrows = []
+    for sender, receiver, chunk in moves:
+        x = NARROW_CELLS_X + chunk * NARROW_CELL_STEP + NARROW_CELL_W / 2
+        start_y = NARROW_TOP + sender * NARROW_ROW + NARROW_CELL_H + 2
+        end_y = NARROW_TOP + receiver * NARROW_ROW - 3
+        if receiver == sender + 1:
+            arrows.append(f"{px(x):g},{px(start_y):g} {px(x):g},{px(end_y):g}")
+        else:  # back from the last GPU to GPU 0: down, along the left side, in above the column headers
+            below, above, side = start_y + 10, NARROW_TOP - 24, NARROW_CELLS_X - 8
+            arrows.append(
+                " ".join(
+                    f"{px(a):g},{px(b):g}"
+                    for a, b in ((x, start_y), (x, below), (side, below), (side, above), (x, above), (x, end_y))
+                )
+            )
+    headers = tuple((px(NARROW_CELLS_X + c * NARROW_CELL_STEP + NARROW_CELL_W / 2), f"c{c}") for c in range(n))
+    timeline_y = NARROW_TOP + n * NARROW_ROW + 30
+    timeline, rs_x, ag_x = _timeline(n, step, 1.0, NARROW_WIDTH - 1.0)
+    return NarrowRing(tuple(rows), headers, tuple(arrows), timeline, timeline_y, rs_x, ag_x, timeline_y + 44)
 
 
 def build(form: fields.Form) -> View:
@@ -175,7 +273,7 @@ def build(form: fields.Form) -> View:
     full = (1 << n) - 1
 
     box_w = max(n * (CELL_W + 1) + 13, 84)
-    box_h = 74
+    box_h = 62
     gpus = []
     centers = []
     for i in range(n):
@@ -187,7 +285,7 @@ def build(form: fields.Form) -> View:
         for c in range(n):
             count = bin(held[i][c]).count("1")
             cell_x = x + (box_w - n * (CELL_W + 1) + 1) / 2 + c * (CELL_W + 1)
-            cell_y = y + 22
+            cell_y = y + 24
             fill_h = CELL_H * count / n
             cells.append(
                 Cell(
@@ -245,16 +343,7 @@ def build(form: fields.Form) -> View:
             )
         )
 
-    left, right = 24.0, WIDTH - 24.0
-    slot = (right - left) / steps
-    timeline = []
-    for k in range(1, steps + 1):
-        state = "done" if k < step else "current" if k == step else "todo"
-        timeline.append(
-            StepBox(
-                k, px(left + (k - 1) * slot + 1), px(slot - 2), "reduce-scatter" if k <= n - 1 else "all-gather", state
-            )
-        )
+    timeline, rs_label_x, ag_label_x = _timeline(n, step, 24.0, WIDTH - 24.0)
     if step == 0:
         phase, phase_step = "start", 0
     elif step <= n - 1:
@@ -283,10 +372,10 @@ def build(form: fields.Form) -> View:
         gpus=tuple(gpus),
         ring=tuple(ring),
         arrows=tuple(arrows),
-        timeline=tuple(timeline),
+        timeline=timeline,
         timeline_y=TIMELINE_Y,
-        rs_label_x=px(left + slot * (n - 1) / 2),
-        ag_label_x=px(left + slot * (n - 1) * 1.5),
+        rs_label_x=rs_label_x,
+        ag_label_x=ag_label_x,
         chunk_bytes=chunk_bytes,
         chunk_label=binary_size(chunk_bytes),
         sent_bytes=step * chunk_bytes,
@@ -297,4 +386,16 @@ def build(form: fields.Form) -> View:
         total_label=format_seconds(result.time_s),
         previous_step=step - 1 if step > 0 else None,
         next_step=step + 1 if step < steps else None,
+        narrow=_narrow(n, step, held, moves),
     )
+
+
+def state(form: fields.Form, view: object) -> dict[str, str]:
+    """A new ring size starts again at step 0: the address says which step of which ring is drawn."""
+    if not isinstance(view, View):
+        return dict(form)
+    return dict(form) | {
+        "size": fields.canonical_number(form["size"]),
+        "step": str(view.step),
+        "drawn": str(view.gpus_count),
+    }

@@ -3,12 +3,22 @@
 For each chosen system the GPU count grows inside one NVLink domain (1 node, 2..g GPUs), then across nodes
 over the scale-out network (2..max_nodes nodes of g GPUs). Each point is ``training_step`` with bf16 gradients
 (2 bytes per parameter); the first point whose all-reduce takes longer than the compute is marked.
+
+Inside a node the all-reduce can get faster as GPUs are added: from 4 GPUs on an NVSwitch system the fastest
+algorithm the model knows is NVLS, whose NVSwitch does the reduction, so each GPU moves (n+1)/n x S per direction
+(1.25 x S at 4 GPUs, 1.125 x S at 8), where a ring moves 2(n-1)/n x S (1.5 x S, 1.75 x S). ``speedups`` finds such
+steps so the legend can say why the line goes down.
+
+Two drawings of the same points: ``wide`` (720 units, every power of two labelled) and ``narrow`` for phones
+(300 units, fewer ticks, still up to the largest GPU count).
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
+from app.i18n import _
 from app.simulator import LINKS, MAX_MESSAGE_BYTES, MODES, SYSTEMS, SimulationError, TrainingStep, training_step
 from app.web.diagrams import fields
 from app.web.diagrams.svg import LogScale, Tick, points, px
@@ -20,6 +30,10 @@ NONE = "none"
 BYTES_PER_GRADIENT = 2  # bf16
 MAX_PARAMETERS_B = MAX_MESSAGE_BYTES / BYTES_PER_GRADIENT / 1e9
 MAX_COMPUTE_MS = 3_600_000.0  # an hour per step is already far outside training practice
+LIMITS: dict[str, object] = {
+    "params_b": fields.limit(MAX_PARAMETERS_B, "B"),
+    "compute_ms": fields.limit(MAX_COMPUTE_MS, "ms"),
+}
 DEFAULTS: dict[str, str] = {
     "params_b": "7",
     "compute_ms": "60",
@@ -28,9 +42,30 @@ DEFAULTS: dict[str, str] = {
     "system2": "gb200-nvl72",
     "system3": "pcie-gen5-8gpu",
 }
+LABELS: dict[str, str] = {
+    "params_b": _("Model size, billions of parameters (bf16 gradients)"),
+    "compute_ms": _("Compute per step, ms"),
+    "mode": _("Model"),
+    "system1": _("System"),
+    "system2": _("System"),
+    "system3": _("System"),
+}
 
-WIDTH, HEIGHT = 720, 396
-LEFT, RIGHT, TOP, BOTTOM = 70, 690, 40, 326
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    name: str
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+    label_every: int  # label every n-th power of two on the GPU axis
+
+
+WIDE = Frame("wide", 720, 414, 74, 696, 60, 340, 1)
+NARROW = Frame("narrow", 300, 380, 62, 290, 64, 314, 3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +73,50 @@ class Point:
     gpus: int
     nodes: int
     gpus_per_node: int
-    x: float
-    y: float
     step: TrainingStep
     time_label: str
     inside: bool  # inside one NVLink (scale-up) domain
+
+
+@dataclass(frozen=True, slots=True)
+class Speedup:
+    """Inside one node, more GPUs and a shorter all-reduce: what the legend explains."""
+
+    fewer: Point
+    more: Point
+
+
+@dataclass(frozen=True, slots=True)
+class DrawnSeries:
+    number: int
+    domain_x: float
+    domain_label_y: float  # stacked when two systems share a node size
+    domain_gpus: int
+    markers: tuple[tuple[float, float], ...]
+    inside_line: str
+    outside_line: str
+    exposed: tuple[float, float] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Chart:
+    frame: Frame
+    series: tuple[DrawnSeries, ...]
+    x_ticks: tuple[Tick, ...]
+    y_ticks: tuple[Tick, ...]
+    compute_y: float
+
+    @property
+    def name(self) -> str:
+        return self.frame.name
+
+    @property
+    def width(self) -> int:
+        return self.frame.width
+
+    @property
+    def height(self) -> int:
+        return self.frame.height
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,35 +125,28 @@ class Series:
     system_id: str
     system_name: str
     domain_gpus: int
-    domain_x: float
-    domain_label_y: float  # stacked when two systems share a node size
     scale_up_name: str
     scale_out_name: str
     points: tuple[Point, ...]
-    inside_line: str
-    outside_line: str
     first_exposed: Point | None
+    speedups: tuple[Speedup, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class View:
-    width: int
-    height: int
-    left: int
-    right: int
-    top: int
-    bottom: int
     parameters: int
     parameters_label: str
     gradient_bytes: int
     gradient_label: str
     compute_s: float
     compute_label: str
-    compute_y: float
     mode: str
     series: tuple[Series, ...]
-    x_ticks: tuple[Tick, ...]
-    y_ticks: tuple[Tick, ...]
+    charts: tuple[Chart, ...]
+
+    @property
+    def layouts(self) -> tuple[Chart, ...]:
+        return self.charts
 
 
 def gpu_counts(system_id: str) -> list[tuple[int, int]]:
@@ -134,12 +201,6 @@ def build(form: fields.Form) -> View:
         computed.append((number, system_id, steps))
 
     compute_s = compute_ms / 1e3
-    times = [s.allreduce_time_s for *_, steps in computed for *_, s in steps] + [compute_s]
-    most_gpus = max(nodes * per_node for *_, steps in computed for nodes, per_node, _ in steps)
-    x = LogScale(2, most_gpus, LEFT, RIGHT)
-    y_low, y_high = min(times) / 2, max(times) * 2
-    y = LogScale(y_low, y_high, BOTTOM, TOP)
-
     series: list[Series] = []
     for number, system_id, steps in computed:
         system = SYSTEMS[system_id]
@@ -148,8 +209,6 @@ def build(form: fields.Form) -> View:
                 nodes * per_node,
                 nodes,
                 per_node,
-                x(nodes * per_node),
-                y(s.allreduce_time_s),
                 s,
                 format_seconds(s.allreduce_time_s),
                 nodes == 1,
@@ -157,43 +216,72 @@ def build(form: fields.Form) -> View:
             for nodes, per_node, s in steps
         )
         inside = [p for p in pts if p.inside]
-        outside = [inside[-1], *(p for p in pts if not p.inside)]
-        sharing = len([other for other in series if other.domain_gpus == system.gpus_per_node])
         series.append(
             Series(
                 number=number,
                 system_id=system_id,
                 system_name=system.name,
                 domain_gpus=system.gpus_per_node,
-                domain_x=x(system.gpus_per_node),
-                domain_label_y=TOP - 8 - 13 * sharing,
                 scale_up_name=LINKS[system.scale_up].name.split(" (")[0],
                 scale_out_name=LINKS[system.scale_out].name.split(" (")[0],
                 points=pts,
-                inside_line=points((p.x, p.y) for p in inside),
-                outside_line=points((p.x, p.y) for p in outside) if len(outside) > 1 else "",
                 first_exposed=next((p for p in pts if p.step.exposed), None),
+                speedups=tuple(
+                    Speedup(fewer, more)
+                    for fewer, more in itertools.pairwise(inside)
+                    if more.step.allreduce_time_s < fewer.step.allreduce_time_s
+                ),
             )
         )
-    y_ticks = [t for t in y.decade_ticks(format_seconds) if t.major]
-    if len(y_ticks) < 3:
-        y_ticks = y.decade_ticks(format_seconds)
     return View(
-        width=WIDTH,
-        height=HEIGHT,
-        left=LEFT,
-        right=RIGHT,
-        top=TOP,
-        bottom=BOTTOM,
         parameters=parameters,
         parameters_label=significant(params_b, digits=6),
         gradient_bytes=parameters * BYTES_PER_GRADIENT,
         gradient_label=f"{significant(parameters * BYTES_PER_GRADIENT / 1e9)} GB",
         compute_s=compute_s,
         compute_label=format_seconds(compute_s),
-        compute_y=px(y(compute_s)),
         mode=mode,
         series=tuple(series),
-        x_ticks=tuple(x.power_of_two_ticks(lambda v: f"{v:,g}", 1)),
+        charts=(_chart(WIDE, series, compute_s), _chart(NARROW, series, compute_s)),
+    )
+
+
+def state(form: fields.Form, view: object) -> dict[str, str]:
+    numbers = {name: fields.canonical_number(form[name]) for name in ("params_b", "compute_ms")}
+    return dict(form) | numbers
+
+
+def _chart(frame: Frame, series: list[Series], compute_s: float) -> Chart:
+    times = [p.step.allreduce_time_s for one in series for p in one.points] + [compute_s]
+    most_gpus = max(p.gpus for one in series for p in one.points)
+    x = LogScale(2, most_gpus, frame.left, frame.right)
+    y = LogScale(min(times) / 2, max(times) * 2, frame.bottom, frame.top)
+    drawn: list[DrawnSeries] = []
+    for one in series:
+        xy = [(x(p.gpus), y(p.step.allreduce_time_s)) for p in one.points]
+        inside = [pair for pair, p in zip(xy, one.points, strict=True) if p.inside]
+        outside = [inside[-1], *(pair for pair, p in zip(xy, one.points, strict=True) if not p.inside)]
+        sharing = len([other for other in drawn if other.domain_gpus == one.domain_gpus])
+        exposed = one.points.index(one.first_exposed) if one.first_exposed else None
+        drawn.append(
+            DrawnSeries(
+                number=one.number,
+                domain_x=x(one.domain_gpus),
+                domain_label_y=frame.top - 10 - 17 * sharing,
+                domain_gpus=one.domain_gpus,
+                markers=tuple(xy),
+                inside_line=points(inside),
+                outside_line=points(outside) if len(outside) > 1 else "",
+                exposed=xy[exposed] if exposed is not None else None,
+            )
+        )
+    y_ticks = [t for t in y.decade_ticks(format_seconds) if t.major]
+    if len(y_ticks) < 3:
+        y_ticks = y.decade_ticks(format_seconds)
+    return Chart(
+        frame=frame,
+        series=tuple(drawn),
+        x_ticks=tuple(x.power_of_two_ticks(lambda v: f"{v:,g}", frame.label_every)),
         y_ticks=tuple(y_ticks),
+        compute_y=px(y(compute_s)),
     )

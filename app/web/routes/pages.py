@@ -37,4 +37,4 @@ async def chapter(request: Request, lang: LanguageDep, slug: str, state: StateDe
         "following": following,
         "quiz": state.quiz.catalog.chapter_quiz(chapter.slug),
     }
-    return RepresentationResponse(state.templates.shared(request, "chapter.html", lang, context))
+    return RepresentationResponse(state.diagrams.shared_page(request, "chapter.html", lang, context))

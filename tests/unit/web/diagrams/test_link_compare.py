@@ -29,13 +29,18 @@ def test_every_link_is_drawn_with_the_simulators_bandwidth_and_time() -> None:
 
 def test_rows_are_grouped_by_kind_and_bars_grow_with_bandwidth() -> None:
     view = build()
-    assert [group.kind for group in view.groups] == list(link_compare.KINDS)
-    for group in view.groups:
-        assert all(row.kind == group.kind for row in group.rows)
-    rows = sorted(view.rows, key=lambda row: row.per_direction_GBps)
-    assert [row.bar_width for row in rows] == sorted(row.bar_width for row in rows)
-    assert all(row.both_width >= row.bar_width for row in rows)
-    assert all(view.bar_start + row.both_width <= view.bar_end + 0.1 for row in rows)
+    for layout in view.layouts:
+        assert [group.kind for group in layout.groups] == list(link_compare.KINDS)
+        drawn = [row for group in layout.groups for row in group.rows]
+        for group in layout.groups:
+            assert all(row.row.kind == group.kind for row in group.rows)
+        drawn.sort(key=lambda row: row.row.per_direction_GBps)
+        assert [row.bar_width for row in drawn] == sorted(row.bar_width for row in drawn)
+        assert all(row.both_width >= row.bar_width for row in drawn)
+        frame = layout.frame
+        assert all(frame.bar_start + row.both_width <= frame.bar_end + 0.1 for row in drawn)
+        assert frame.bar_end <= frame.width
+    assert [layout.width for layout in view.layouts] == [720, 300]
 
 
 def test_decimal_and_binary_units_are_told_apart() -> None:

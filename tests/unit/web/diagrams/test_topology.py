@@ -45,14 +45,21 @@ def test_the_path_and_its_bottleneck(machine: str, a: int, b: int, path: list[st
         LINKS[link].per_direction_GBps for link in path if link != "socket"
     )
     assert [hop.number for hop in view.hops] == list(range(1, len(path) + 1))
-    assert len(view.path) >= 1
-    roles = {box.key: box.role for box in view.boxes}
-    assert (roles[f"gpu{a}"], roles[f"gpu{b}"]) == ("a", "b")
+    for layout in view.layouts:
+        assert len(layout.path) >= 1
+        roles = {box.key: box.role for box in layout.boxes}
+        assert (roles[f"gpu{a}"], roles[f"gpu{b}"]) == ("a", "b")
+        for box in layout.boxes:  # everything inside the drawing, the A/B badge (radius 9) too
+            assert box.x >= 0
+            assert box.x + box.w + (9 if box.role in ("a", "b") else 0) <= layout.width
+            assert box.y - (9 if box.role in ("a", "b") else 0) >= 0
+            assert box.y + box.h <= layout.height
 
 
 def test_a_gpu_to_itself_has_no_path() -> None:
     view = build(gpu_a="3", gpu_b="3")
-    assert (view.hops, view.path, view.bottleneck, view.nccl_path) == ((), (), None, "")
+    assert (view.hops, view.bottleneck, view.nccl_path) == ((), None, "")
+    assert [layout.path for layout in view.layouts] == [(), ()]
 
 
 def test_picking_another_machine_starts_from_its_example_pair() -> None:
@@ -75,3 +82,43 @@ def test_a_bad_field_is_named(changes: dict[str, str], field: str) -> None:
     with pytest.raises(fields.FieldError) as raised:
         build(**changes)
     assert raised.value.problem.field == field
+
+
+@pytest.mark.parametrize(
+    ("machine", "a", "b", "limiting", "all_equal"),
+    [
+        ("dgx-h100", 0, 5, [1, 2], True),  # two NVLink hops: neither is the bottleneck, they are equal
+        ("pcie-gen5-8gpu", 0, 2, [1, 2, 3, 4], True),
+        ("pcie-gen5-8gpu", 0, 5, [1, 2, 4, 5], True),  # the socket link has no rate in the presets
+        ("rail-fat-tree", 2, 29, [2, 3, 4, 5], False),  # the four InfiniBand hops, not the PCIe ones
+        ("rail-fat-tree", 2, 10, [2, 3], False),
+    ],
+)
+def test_the_hops_at_the_lowest_rate_are_named_together(
+    machine: str, a: int, b: int, limiting: list[int], all_equal: bool
+) -> None:
+    view = build(topology=machine, gpu_a=str(a), gpu_b=str(b))
+    assert [hop.number for hop in view.limiting] == limiting
+    assert view.all_equal is all_equal
+    assert view.bottleneck is view.limiting[0]
+
+
+def test_the_narrow_fat_tree_draws_the_two_nodes_of_the_path() -> None:
+    view = build(topology="rail-fat-tree", gpu_a="2", gpu_b="29")
+    wide, narrow = view.layouts
+    assert (wide.width, narrow.width) == (topology.WIDE, topology.NARROW)
+    assert narrow.shown_nodes == (1, 4)
+    assert {box.number for box in narrow.boxes if box.kind == "node"} == {1, 4}
+    assert topology.fat_tree_nodes_shown(8, 9) == (1, 2)
+    assert topology.fat_tree_nodes_shown(24, 25) == (2, 3)
+
+
+def test_the_address_state_is_the_drawn_pair() -> None:
+    form = {"topology": "gb200-nvl72", "gpu_a": "0", "gpu_b": "99", "drawn": "dgx-h100"}
+    view = topology.build(form)
+    assert topology.state(form, view) == {
+        "topology": "gb200-nvl72",
+        "gpu_a": "3",
+        "gpu_b": "60",
+        "drawn": "gb200-nvl72",
+    }
