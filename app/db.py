@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from anyio import to_thread
-from sqlalchemy import Engine, MetaData, create_engine, event, text
+from sqlalchemy import Connection, Engine, MetaData, create_engine, event, text
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
@@ -126,6 +126,27 @@ class Database:
                     raise DatabaseBusyError from error
                 raise
             raise DatabaseUnavailableError from error
+
+    def _read(self, work: Callable[[Connection], T], wait: bool) -> T:
+        try:
+            with (self.engine if wait else self._no_wait_engine).connect() as connection:
+                return work(connection)
+        except (OperationalError, InterfaceError) as error:
+            if self.is_sqlite and _is_sqlite_busy(error):
+                if not wait:
+                    raise DatabaseBusyError from error
+                raise
+            raise DatabaseUnavailableError from error
+
+    async def read(self, work: Callable[[Connection], T]) -> T:
+        """`run` for a read of a few Core statements on a bare connection: no Session (whose setup costs as much
+        as the statements), for the public pages read on every request. Rolled back when done."""
+        if self.is_sqlite:
+            try:
+                return self._read(work, wait=False)
+            except DatabaseBusyError:
+                pass
+        return await to_thread.run_sync(self._read, work, True)
 
     def transaction(self, work: Callable[[Session], T], write: bool, wait: bool = True) -> T:
         """Run `work` in one transaction and commit what it did (a work that raises is rolled back, unless it

@@ -66,7 +66,6 @@ class Refusal:
 
 # Built once (per number of keys, per dialect) with bound parameters, so SQLAlchemy compiles each a single time:
 # statements built per call cost more than SQLite's own work on every answer.
-_LOCK = select(func.pg_advisory_xact_lock(func.hashtextextended(bindparam("key"), 0)))
 _FORGET: Delete = delete(RateLimitSlot).where(RateLimitSlot.slot_start_us < bindparam("before"))
 
 
@@ -86,7 +85,17 @@ def _upsert(insert: Callable[[Any], Any]) -> Any:
     )
 
 
+# One request more in each key's current slot: one statement, executed for every key at once (executemany; a
+# multi-row VALUES would be a statement SQLAlchemy cannot cache).
 _COUNT_ONE = {"sqlite": _upsert(sqlite.insert), "postgresql": _upsert(postgresql.insert)}
+
+
+@lru_cache(maxsize=8)
+def _lock(key_count: int) -> Select[Any]:
+    """PostgreSQL: the transaction's advisory lock on each key, in the keys' order, in one statement."""
+    return select(
+        *(func.pg_advisory_xact_lock(func.hashtextextended(bindparam(f"key{index}"), 0)) for index in range(key_count))
+    )
 
 
 def check_and_count(session: Session, limits: list[tuple[str, Limit]], now: datetime) -> Refusal | None:
@@ -101,12 +110,12 @@ def check_and_count(session: Session, limits: list[tuple[str, Limit]], now: date
     current = {key: now_us - now_us % limit.slot_us for key, limit in by_key.items()}
     # The earliest slot any key may need: its window reaches back SLOTS slots before the current one.
     oldest = min(current[key] - SLOTS * limit.slot_us for key, limit in by_key.items())
+    keys: dict[str, Any] = {f"key{index}": key for index, key in enumerate(by_key)}
     if dialect == "postgresql":
-        for key in by_key:
-            connection.execute(_LOCK, {"key": key})
+        connection.execute(_lock(len(by_key)), keys)
     if secrets.randbelow(FORGET_EVERY) == 0:
         connection.execute(_FORGET, {"before": now_us - FORGET_AFTER_US})
-    parameters: dict[str, Any] = {f"key{index}": key for index, key in enumerate(by_key)} | {"oldest": oldest}
+    parameters = keys | {"oldest": oldest}
     counts: dict[str, list[tuple[int, int]]] = {key: [] for key in by_key}
     for key, slot_start, count in connection.execute(_slots(len(by_key)), parameters):
         limit = by_key[key]
@@ -119,8 +128,7 @@ def check_and_count(session: Session, limits: list[tuple[str, Limit]], now: date
     ]
     if refusals:
         return max(refusals, key=lambda refusal: refusal.retry_after_s)
-    for key in by_key:
-        connection.execute(_COUNT_ONE[dialect], {"key": key, "slot": current[key]})
+    connection.execute(_COUNT_ONE[dialect], [{"key": key, "slot": current[key]} for key in by_key])
     return None
 
 

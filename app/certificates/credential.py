@@ -14,7 +14,7 @@ import gzip
 import hashlib
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -50,10 +50,10 @@ def parse_timestamp(text: str) -> datetime:
 class Issuer:
     base_url: str  # the public origin, no trailing slash
     name: str
+    did: str = field(init=False)  # did:web of the origin (asked for a dozen times per verification)
 
-    @property
-    def did(self) -> str:
-        return f"did:web:{quote(urlsplit(self.base_url).netloc, safe='')}"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "did", f"did:web:{quote(urlsplit(self.base_url).netloc, safe='')}")
 
     def method_id(self, thumbprint: str) -> str:
         """The Multikey verification method: what a DataIntegrityProof names."""

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from anyio import to_thread
-from sqlalchemy import bindparam, select
+from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -84,7 +84,7 @@ from app.certificates.readmodels import (
     certificate_view,
     listed,
 )
-from app.certificates.signing import add_proof, sign_jws
+from app.certificates.signing import VerifiedSignatures, add_proof, sign_jws
 from app.certificates.statuslist import FILL_LIMIT, LIST_SIZE, empty_bits, free_index, is_set, with_bit
 from app.certificates.verification import Check, Verification, Verifier
 from app.context import RequestContext
@@ -176,6 +176,28 @@ _UPSERT_KEY = {
 _INDEX_TAKEN = select(Certificate.id).where(
     Certificate.status_list == bindparam("number"), Certificate.status_index == bindparam("index")
 )
+_STATUS_BYTE = select(
+    func.length(StatusList.bits).label("length"),
+    func.substr(StatusList.bits, bindparam("byte"), 1).label("byte"),
+).where(StatusList.number == bindparam("number"))
+_PUBLIC_KEY = select(CertificateKey.public_key).where(CertificateKey.id == bindparam("id"))
+_CERTIFICATE_COLUMNS = tuple(column.key for column in Certificate.__table__.columns)
+_LIST = StatusList.__table__.alias("status_list")
+_RECHECK = select(
+    *Certificate.__table__.columns,
+    select(func.length(_LIST.c.bits))
+    .where(_LIST.c.number == Certificate.status_list)
+    .scalar_subquery()
+    .label("status_length"),
+    select(func.substr(_LIST.c.bits, Certificate.status_index // 8 + 1, 1))
+    .where(_LIST.c.number == Certificate.status_list)
+    .scalar_subquery()
+    .label("status_byte"),
+    select(func.coalesce(func.sum(RateLimitSlot.count), 0))
+    .where(RateLimitSlot.key == bindparam("key"), RateLimitSlot.slot_start_us >= bindparam("since"))
+    .scalar_subquery()
+    .label("misses"),
+).where(Certificate.id == bindparam("id"))
 _SLOTS = select(RateLimitSlot.slot_start_us, RateLimitSlot.count).where(
     RateLimitSlot.key == bindparam("key"), RateLimitSlot.slot_start_us >= bindparam("oldest")
 )
@@ -213,6 +235,9 @@ class CertificateService:
         self.fonts = fonts if fonts is not None else Fonts.find()
         self.key_file = key_file
         self._artifacts = _Artifacts()
+        # The stored JWS of each certificate shown: its signature is checked the first time its exact bytes are
+        # seen, the credential's own proof on every request (see `_view`).
+        self._jws_verified = VerifiedSignatures()
 
     def text(self, language: str) -> CertificateText:
         return CertificateText(self.translations[language], language)
@@ -504,17 +529,8 @@ class CertificateService:
         ids gets 429 for everything after a few dozen tries, real ids included, so a hit cannot be told from a
         miss by the answer."""
         certificate_id = normalise(raw_id)
-        key = f"cert:miss:c:{client}"
-
-        def work(session: Session) -> tuple[T] | None:
-            now = self.clock()
-            wait = _refused(session, key, self.policy.miss_per_client, now)
-            if wait is not None:
-                raise CertificateRateLimitedError(wait)
-            row = session.get(Certificate, certificate_id) if certificate_id is not None else None
-            return (read(session, row, now),) if row is not None else None
-
-        found = await self.database.run(work)
+        key = _miss_key(client)
+        found = await self.database.run(self._reading(key, certificate_id, read))
         if found is not None:
             return found[0]
 
@@ -527,17 +543,60 @@ class CertificateService:
             raise CertificateRateLimitedError(wait)
         raise CertificateNotFoundError(raw_id)
 
+    def _reading(
+        self, miss_key: str, certificate_id: str | None, read: Callable[[Session, Certificate, datetime], T]
+    ) -> Callable[[Session], tuple[T] | None]:
+        """The read-only half of a lookup: `read` of the row, None when there is none; refused (429) once the
+        address has spent its misses."""
+
+        def work(session: Session) -> tuple[T] | None:
+            now = self.clock()
+            wait = _refused(session, miss_key, self.policy.miss_per_client, now)
+            if wait is not None:
+                raise CertificateRateLimitedError(wait)
+            row = session.get(Certificate, certificate_id) if certificate_id is not None else None
+            return (read(session, row, now),) if row is not None else None
+
+        return work
+
     async def certificate(self, client: str, raw_id: str) -> CertificateView:
         """The certificate, verified from its stored bytes now."""
-        return await self._lookup(client, raw_id, self._view)
+        return await self._lookup(client, raw_id, lambda session, row, now: self._view(session.connection(), row, now))
+
+    async def recheck(self, client: str, raw_id: str) -> CertificateView | None:
+        """`certificate` for a page already shown once: verified from its stored bytes now, or None when it
+        would not be found or the address may not look it up (the caller then asks `certificate`, which
+        answers, and counts, that). One statement reads the row, the byte of its status entry and the address's
+        misses: this is what every view of a shared certificate link costs."""
+        certificate_id = normalise(raw_id)
+        if certificate_id is None:
+            return None
+        limit = self.policy.miss_per_client
+
+        def work(connection: Connection) -> CertificateView | None:
+            now = self.clock()
+            now_us = round(now.timestamp() * MICROSECONDS)
+            parameters = {"id": certificate_id, "key": _miss_key(client), "since": _window_start(limit, now_us)}
+            found = connection.execute(_RECHECK, parameters).first()
+            if found is None or found.misses >= limit.requests:
+                return None
+            row = Certificate(**{column: getattr(found, column) for column in _CERTIFICATE_COLUMNS})
+            byte = found.status_byte
+            status = StatusByte(
+                (row.status_list, row.status_index // 8 + 1),
+                (found.status_length, bytes(byte)) if found.status_length is not None else None,
+            )
+            return self._view(connection, row, now, status)
+
+        return await self.database.read(work)
 
     async def check_fragment(self, client: str, raw_id: str, fragment: str) -> tuple[CertificateView, QrCheck, bool]:
         """The QR code's signed summary checked against the issuer's keys, and whether it describes this
         certificate (same id, name and date)."""
 
         def read(session: Session, row: Certificate, now: datetime) -> tuple[CertificateView, QrCheck, bool]:
-            view = self._view(session, row, now)
-            check = verify_fragment(fragment, lambda thumbprint: self._public_key(session, thumbprint))
+            view = self._view(session.connection(), row, now)
+            check = verify_fragment(fragment, lambda thumbprint: self._public_key(session.connection(), thumbprint))
             summary = check.summary
             matches = summary is not None and (
                 summary.certificate_id == row.id
@@ -552,7 +611,7 @@ class CertificateService:
         """The stored bytes ("json", "jwt") or a derived file ("pdf", "png"), with the id they belong to."""
 
         def read(session: Session, row: Certificate, now: datetime) -> tuple[Certificate, CertificateView | None]:
-            return row, (self._view(session, row, now) if kind in ("pdf", "png") else None)
+            return row, (self._view(session.connection(), row, now) if kind in ("pdf", "png") else None)
 
         row, view = await self._lookup(client, raw_id, read)
         if kind == "json":
@@ -605,30 +664,41 @@ class CertificateService:
         preview = Preview(text.get(label), view.name or "", view.course or "", self.issuer.name)
         return render_preview(preview, fonts)
 
-    def _public_key(self, session: Session, thumbprint: str) -> PublicKey | None:
+    def _public_key(self, connection: Connection, thumbprint: str) -> PublicKey | None:
         known = self.keys.public_keys().get(thumbprint)
         if known is not None:
             return known
-        row = session.get(CertificateKey, thumbprint)
-        if row is None:
-            return None
-        return PublicKey(public_key_from_multibase(row.public_key))
+        stored = connection.execute(_PUBLIC_KEY, {"id": thumbprint}).scalar()
+        return PublicKey(public_key_from_multibase(stored)) if stored is not None else None
 
-    def _verifier(self, session: Session) -> Verifier:
-        lists: dict[int, bytes | None] = {}
+    def _verifier(
+        self,
+        connection: Connection,
+        prefetched: StatusByte | None = None,
+        jws_verified: VerifiedSignatures | None = None,
+    ) -> Verifier:
+        read: dict[tuple[int, int], tuple[int, bytes] | None] = {}
+        if prefetched is not None:
+            read[prefetched.place] = prefetched.found
 
         def revoked(number: int, index: int) -> bool | None:
-            if number not in lists:
-                lists[number] = session.scalar(select(StatusList.bits).where(StatusList.number == number))
-            bits = lists[number]
-            if bits is None or index >= len(bits) * 8:
+            # Only the byte that holds the bit, once per verifier (the credential and its JWS name the same
+            # entry): the list is 16 KiB, and this runs on every view of every certificate.
+            place = (number, index // 8 + 1)
+            if place not in read:
+                row = connection.execute(_STATUS_BYTE, {"number": number, "byte": place[1]}).first()
+                read[place] = (row.length, bytes(row.byte)) if row is not None else None
+            found = read[place]
+            if found is None or index >= found[0] * 8:
                 return None
-            return is_set(bits, index)
+            return is_set(found[1], index % 8)
 
-        return Verifier(self.issuer, lambda thumbprint: self._public_key(session, thumbprint), revoked)
+        return Verifier(self.issuer, lambda thumbprint: self._public_key(connection, thumbprint), revoked, jws_verified)
 
-    def _view(self, session: Session, row: Certificate, now: datetime) -> CertificateView:
-        verifier = self._verifier(session)
+    def _view(
+        self, connection: Connection, row: Certificate, now: datetime, prefetched: StatusByte | None = None
+    ) -> CertificateView:
+        verifier = self._verifier(connection, prefetched, self._jws_verified)
         try:
             stored = json.loads(row.credential)
         except ValueError:
@@ -661,7 +731,7 @@ class CertificateService:
             refusal = check_and_count(session, [(f"cert:verify:c:{client}", self.policy.verify_per_client)], now)
             if refusal is not None:
                 raise CertificateRateLimitedError(refusal.retry_after_s)
-            verifier = self._verifier(session)
+            verifier = self._verifier(session.connection())
             if isinstance(submitted, str):
                 return verifier.jws(submitted, now)
             return verifier.document(submitted, now)
@@ -767,6 +837,24 @@ class CertificateService:
         return self.keys.active
 
 
+@dataclass(frozen=True, slots=True)
+class StatusByte:
+    """A byte of a status list read ahead: (list number, 1-based byte) -> (the list's length, the byte)."""
+
+    place: tuple[int, int]
+    found: tuple[int, bytes] | None
+
+
+def _window_start(limit: Limit, now_us: int) -> int:
+    """The first slot start `_refused` counts: slots of the last SLOTS + 1 that overlap the window."""
+    slot_us = limit.slot_us
+    return max(now_us - now_us % slot_us - SLOTS * slot_us, now_us - (SLOTS + 1) * slot_us + 1)
+
+
+def _miss_key(client: str) -> str:
+    return f"cert:miss:c:{client}"
+
+
 def _refused(session: Session, key: str, limit: Limit, now: datetime) -> int | None:
     """Seconds until `key` may be counted again, or None when it is within `limit`: app.ratelimit's window (the
     slots overlapping the last `window_s`, as check_and_count sums them), read without counting anything."""
@@ -775,7 +863,7 @@ def _refused(session: Session, key: str, limit: Limit, now: datetime) -> int | N
     oldest = now_us - now_us % slot_us - SLOTS * slot_us
     slots = sorted(
         (start, count)
-        for start, count in session.execute(_SLOTS, {"key": key, "oldest": oldest})
+        for start, count in session.connection().execute(_SLOTS, {"key": key, "oldest": oldest})
         if start + (SLOTS + 1) * slot_us > now_us
     )
     total = sum(count for _, count in slots)

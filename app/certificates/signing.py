@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,12 +45,31 @@ class CanonicalizationError(ValueError):
     """The value cannot be canonicalised with JCS (a float that is not finite, an integer beyond 2^53...)."""
 
 
+_CANONICAL_REMEMBERED = 1024
+_canonical_forms: OrderedDict[str, bytes] = OrderedDict()
+
+
 def canonical(value: Any) -> bytes:
-    """RFC 8785 canonical JSON: the bytes that are hashed and signed."""
+    """RFC 8785 canonical JSON: the bytes that are hashed and signed.
+
+    Remembered for the last values seen: the verification page canonicalises the same stored credential on
+    every request, and RFC 8785 in Python costs about as much as the Ed25519 check itself. The key is the value's
+    repr, which tells apart everything canonicalisation does (1 from "1" as a key, True from 1) and only errs
+    towards a miss (the order of keys); a value that cannot be canonicalised is never remembered."""
+    key = repr(value)
+    remembered = _canonical_forms.get(key)
+    if remembered is not None:
+        with suppress(KeyError):  # another thread may have just dropped it
+            _canonical_forms.move_to_end(key)
+        return remembered
     try:
-        return rfc8785.dumps(value)
+        form = rfc8785.dumps(value)
     except (rfc8785.CanonicalizationError, TypeError) as error:
         raise CanonicalizationError(str(error)) from error
+    _canonical_forms[key] = form
+    if len(_canonical_forms) > _CANONICAL_REMEMBERED:
+        _canonical_forms.popitem(last=False)
+    return form
 
 
 def _sha256(data: bytes) -> bytes:
@@ -179,7 +200,28 @@ def decode_jws(token: str) -> JwsCheck:
     return JwsCheck(False, header, payload)
 
 
-def verify_jws(token: str, resolve: KeyResolver) -> JwsCheck:
+class VerifiedSignatures:
+    """Signatures found valid, by key, signature and message: a bounded memory for a verifier that sees the same
+    bytes again and again (the verification page checks a certificate's JWS, a second encoding of the credential
+    whose proof it checks on every request). Only successes are kept; a wrong signature is checked every time."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._seen: OrderedDict[tuple[bytes, bytes, bytes], None] = OrderedDict()
+
+    def verify(self, public_key: Ed25519PublicKey, signature: bytes, message: bytes) -> None:
+        """Raises InvalidSignature as `public_key.verify` does."""
+        key = (public_key.public_bytes_raw(), signature, message)
+        if key in self._seen:
+            return
+        public_key.verify(signature, message)
+        self._seen[key] = None
+        if len(self._seen) > self.size:
+            with suppress(KeyError):  # another thread may have emptied it first
+                self._seen.popitem(last=False)
+
+
+def verify_jws(token: str, resolve: KeyResolver, verified: VerifiedSignatures | None = None) -> JwsCheck:
     decoded = decode_jws(token)
     if decoded.problem is not None:
         return decoded
@@ -197,7 +239,10 @@ def verify_jws(token: str, resolve: KeyResolver) -> JwsCheck:
     signing_input, _, signature_text = token.strip().rpartition(".")
     signature = b64url_decode(signature_text)
     try:
-        public_key.verify(signature, signing_input.encode("ascii"))
+        if verified is not None:
+            verified.verify(public_key, signature, signing_input.encode("ascii"))
+        else:
+            public_key.verify(signature, signing_input.encode("ascii"))
     except InvalidSignature:
         return JwsCheck(False, header, payload, "signature")
     return JwsCheck(True, header, payload)

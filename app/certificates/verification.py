@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from app.certificates.credential import Issuer, jwt_payload, parse_timestamp
 from app.certificates.keys import PublicKey
-from app.certificates.signing import ProofCheck, decode_jws, verify_jws, verify_proof
+from app.certificates.signing import ProofCheck, VerifiedSignatures, decode_jws, verify_jws, verify_proof
 
 # The checks, in the order they are reported.
 FORMAT = "format"
@@ -60,10 +60,13 @@ class Verification:
 
 
 class Verifier:
-    def __init__(self, issuer: Issuer, keys: KeyLookup, revoked: StatusLookup) -> None:
+    def __init__(
+        self, issuer: Issuer, keys: KeyLookup, revoked: StatusLookup, jws_verified: VerifiedSignatures | None = None
+    ) -> None:
         self.issuer = issuer
         self.keys = keys
         self.revoked = revoked
+        self.jws_verified = jws_verified
         self._resolved: dict[str, PublicKey | None] = {}
 
     def _key(self, method: str) -> PublicKey | None:
@@ -93,7 +96,7 @@ class Verifier:
         decoded = decode_jws(token)
         if decoded.problem is not None or decoded.payload is None:
             return Verification((Check(FORMAT, False, "jws_format"),), None, None, None)
-        checked = verify_jws(token, self._resolve)
+        checked = verify_jws(token, self._resolve, self.jws_verified)
         payload = decoded.payload
         checks = [self._format(payload)]
         if checked.problem in ("algorithm", "type"):

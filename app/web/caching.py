@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from starlette.datastructures import Headers
+from starlette.requests import HTTPConnection
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
@@ -109,6 +110,20 @@ class Representation:
         await self.send(scope, send)
 
 
+SHARED_STATE = "shared_representation"  # where a response tells the page cache in front what it may replay
+Recheck = Callable[[HTTPConnection], Awaitable["Representation | None"]]
+
+
+@dataclass(frozen=True, slots=True)
+class Rechecked:
+    """Bytes the page cache may replay only after asking `recheck` for this request: a page whose verdict must
+    be established every time (a certificate's signature) but whose bytes, once it is, are in memory. `recheck`
+    answers the representation to send, or None to let the app answer the request in full."""
+
+    representation: Representation
+    recheck: Recheck
+
+
 class RepresentationResponse(Response):
     """A route's answer served from a prepared Representation (negotiated per request, never re-encoded)."""
 
@@ -118,5 +133,17 @@ class RepresentationResponse(Response):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # Marks the response as shared, so that the page cache in front may keep and replay it.
-        scope.setdefault("state", {})["shared_representation"] = self.representation
+        scope.setdefault("state", {})[SHARED_STATE] = self.representation
         await self.representation.send(scope, send)
+
+
+class RecheckedResponse(Response):
+    """A route's answer from a prepared Representation that the page cache may replay after `recheck`."""
+
+    def __init__(self, representation: Representation, recheck: Recheck) -> None:
+        super().__init__(status_code=representation.status_code)
+        self.rechecked = Rechecked(representation, recheck)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope.setdefault("state", {})[SHARED_STATE] = self.rechecked
+        await self.rechecked.representation.send(scope, send)

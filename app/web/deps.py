@@ -19,6 +19,9 @@ from app.web.state import AppState, app_state
 
 NO_STORE = {"cache-control": "no-store", "vary": "HX-Request"}
 
+# The dependencies are coroutines although none of them waits: FastAPI runs a plain function dependency in a
+# worker thread, a hand-off that cost more than the rest of a dependency's work (a dozen per quiz answer).
+
 
 def request_context(request: Request, language: str | None = None) -> RequestContext:
     state = app_state(request)
@@ -32,7 +35,7 @@ def request_context(request: Request, language: str | None = None) -> RequestCon
     )
 
 
-def _language(lang: str) -> str:
+async def _language(lang: str) -> str:
     if lang not in LANGUAGES:
         raise HTTPException(status_code=status.HTTP_404_NOT_FOUND)
     return lang
@@ -54,23 +57,23 @@ class Page:
         return self.state.templates.page(self.request, template, self.language, context, status_code, NO_STORE)
 
 
-def _page(request: Request, lang: Annotated[str, Depends(_language)]) -> Page:
+async def _page(request: Request, lang: Annotated[str, Depends(_language)]) -> Page:
     return Page(request, lang)
 
 
-def _state(request: Request) -> AppState:
+async def _state(request: Request) -> AppState:
     return app_state(request)
 
 
-def _context(request: Request) -> RequestContext:
+async def _context(request: Request) -> RequestContext:
     return request_context(request)
 
 
-def _quiz_service(request: Request) -> QuizService:
+async def _quiz_service(request: Request) -> QuizService:
     return app_state(request).quiz
 
 
-def _certificate_service(request: Request) -> CertificateService:
+async def _certificate_service(request: Request) -> CertificateService:
     return app_state(request).certificates
 
 
@@ -88,6 +91,6 @@ QuizServiceDep = Annotated[QuizService, Depends(_quiz_service)]
 CertificateServiceDep = Annotated[CertificateService, Depends(_certificate_service)]
 
 
-def no_store(response: Response) -> None:
+async def no_store(response: Response) -> None:
     """For routers whose every answer is per learner: no cache may keep it."""
     response.headers["cache-control"] = "no-store"

@@ -378,3 +378,64 @@ def test_the_pages_openssl_recipe_verifies_the_jwt(app: FastAPI, client: TestCli
     result = subprocess.run(["bash", "-c", rest], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert "Signature Verified Successfully" in result.stdout
+
+
+def test_a_page_replayed_from_memory_is_verified_again_on_every_request(
+    app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    certificate_id = issue(app, "Grace Hopper")
+    service = state_of(app).certificates
+    rechecked: list[str] = []
+    recheck = service.recheck
+
+    async def counted(address: str, raw_id: str) -> Any:
+        rechecked.append(raw_id)
+        return await recheck(address, raw_id)
+
+    monkeypatch.setattr(service, "recheck", counted)
+    path = f"/c/{certificate_id}"
+    original = first_credential(client, certificate_id)
+    first = client.get(path)
+    again = client.get(path)
+    assert rechecked == [certificate_id]  # the second answer came from the page cache, after verifying again
+    assert (again.status_code, again.content, again.headers["etag"]) == (200, first.content, first.headers["etag"])
+    assert "set-cookie" not in again.headers
+    assert again.headers["content-security-policy"] == first.headers["content-security-policy"]
+    assert client.head(path).content == b""
+    korean = client.get(path, headers={"Accept-Language": "ko"}).text
+    assert '<html lang="ko"' in korean  # a language not prepared yet is answered by the app in full
+    assert client.get(path, headers={"Accept-Language": "ko"}).text == korean
+
+    asyncio.run(service.revoke(certificate_id, "Issued by mistake"))
+    for _ in range(2):  # the first after the change is rendered in full, the next replayed: both revoked
+        assert "Revoked certificate" in parse(client.get(path).text).text
+    with state_of(app).database.session() as session:
+        session.execute(
+            update(Certificate)
+            .where(Certificate.id == certificate_id)
+            .values(credential=first_credential(client, certificate_id).replace("Grace Hopper", "Grace Hoppers"))
+        )
+        session.commit()
+    for _ in range(2):
+        assert "Invalid signature" in parse(client.get(path).text).text
+    with state_of(app).database.session() as session:  # the credential as issued, but its JWS signature changed
+        row = session.get(Certificate, certificate_id)
+        assert row is not None
+        header, payload, signature = row.jws.split(".")
+        session.execute(
+            update(Certificate)
+            .where(Certificate.id == certificate_id)
+            .values(credential=original, jws=f"{header}.{payload}.{signature[:-4]}AAAA")
+        )
+        session.commit()
+    for _ in range(2):  # still revoked, and the page names the JWT's signature as failing
+        page = parse(client.get(path).text)
+        assert "Revoked certificate" in page.text
+        assert "The signature does not match" in page.text
+    assert len(rechecked) >= 8
+
+
+def first_credential(client: TestClient, certificate_id: str) -> str:
+    return client.get(f"/c/{certificate_id}.json").text

@@ -5,6 +5,10 @@ its request (path, query, whether HTMX asked for a fragment, scheme), together w
 middleware added to it (the security headers). The next request for it is answered from here: encoding and
 `If-None-Match` negotiated per request, nothing else done. Only such routes' 200s are kept (never a per-learner
 page, which is not a Representation), in a bounded LRU.
+
+A route may instead answer `Rechecked` bytes (a certificate's page): then every request is first put to its
+`recheck` (which verifies the certificate again and picks the bytes for that verdict and language); when it
+declines, or fails, the request goes through the app as if nothing were remembered.
 """
 
 from __future__ import annotations
@@ -14,16 +18,19 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.web.caching import Representation
+from app.web.caching import SHARED_STATE, Recheck, Rechecked, Representation
 from app.web.htmx import wants_fragment_headers
 from app.web.middleware.metrics import RequestMetrics
 from app.web.middleware.security import TrustedOrigins
 
 MAX_ENTRIES = 4096
-REPRESENTATION_STATE = "shared_representation"
-_NEGOTIATED = frozenset({b"content-type", b"cache-control", b"etag", b"vary", b"content-encoding", b"content-length"})
+# Headers the representation brings itself, and the one header no replayed answer may carry (it is someone's).
+_NOT_REPLAYED = frozenset(
+    {b"content-type", b"cache-control", b"etag", b"vary", b"content-encoding", b"content-length", b"set-cookie"}
+)
 
 CacheKey = tuple[str, bytes, bool, str]
 
@@ -33,6 +40,7 @@ class _Entry:
     representation: Representation
     extra_headers: tuple[tuple[bytes, bytes], ...]
     route: str
+    recheck: Recheck | None = None
 
 
 class PageCacheMiddleware:
@@ -51,25 +59,38 @@ class PageCacheMiddleware:
         key = (scope["path"], scope["query_string"], wants_fragment_headers(headers), scope.get("scheme", "http"))
         entry = self._entries.get(key)
         if entry is not None and self.trusted.allows_host(headers):
-            start, body = entry.representation.start_and_body(headers, scope["method"])
-            start["headers"].extend(entry.extra_headers)  # type: ignore[attr-defined]
-            await send(start)
-            await send({"type": "http.response.body", "body": body})
-            self.metrics.requests.labels(entry.route, "GET", str(start["status"])).inc()
-            return
+            representation = await self._recheck(entry, scope) if entry.recheck else entry.representation
+            if representation is not None:
+                start, body = representation.start_and_body(headers, scope["method"])
+                start["headers"].extend(entry.extra_headers)  # type: ignore[attr-defined]
+                await send(start)
+                await send({"type": "http.response.body", "body": body})
+                self.metrics.requests.labels(entry.route, "GET", str(start["status"])).inc()
+                return
 
         async def remember(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] == 200:
-                representation = scope.get("state", {}).get(REPRESENTATION_STATE)
-                if isinstance(representation, Representation):
-                    extra = tuple(header for header in message["headers"] if header[0] not in _NEGOTIATED)
+                shared = scope.get("state", {}).get(SHARED_STATE)
+                if isinstance(shared, Representation | Rechecked):
+                    extra = tuple(header for header in message["headers"] if header[0] not in _NOT_REPLAYED)
                     route = getattr(scope.get("route"), "path", None) or "unmatched"
-                    self._entries[key] = _Entry(representation, extra, route)
+                    if isinstance(shared, Rechecked):
+                        self._entries[key] = _Entry(shared.representation, extra, route, shared.recheck)
+                    else:
+                        self._entries[key] = _Entry(shared, extra, route)
                     if len(self._entries) > MAX_ENTRIES:
                         self._entries.popitem(last=False)
             await send(message)
 
         await self.app(scope, receive, remember)
+
+    @staticmethod
+    async def _recheck(entry: _Entry, scope: Scope) -> Representation | None:
+        assert entry.recheck is not None
+        try:
+            return await entry.recheck(HTTPConnection(scope))
+        except Exception:  # the app answers instead, and reports the failure as it does any other
+            return None
 
 
 async def warm(app: ASGIApp, base_url: str, paths: list[str]) -> None:

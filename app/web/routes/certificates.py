@@ -16,13 +16,14 @@ from fastapi import APIRouter, Body, Depends, Form, Query, Request
 from fastapi.responses import JSONResponse, RedirectResponse
 from markupsafe import Markup
 from pydantic import BaseModel, Field
+from starlette.requests import HTTPConnection
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
 
 from app.certificates import qr as qr_code
 from app.certificates.messages import QR_TITLE, CertificateText
+from app.certificates.readmodels import CertificateView
 from app.certificates.verification import Verification
-from app.web.caching import Representation
+from app.web.caching import RecheckedResponse, Representation
 from app.web.deps import (
     NO_STORE,
     CertificateServiceDep,
@@ -76,20 +77,8 @@ STATUS_LIST_CACHE = "public, max-age=60"
 KEYS_CACHE = "public, max-age=60"
 
 
-class _Prepared(Response):
-    """A page whose bytes were prepared once (gzip and ETag negotiated per request). Unlike
-    RepresentationResponse it does not ask the page cache to keep it: the next request must be verified again."""
-
-    def __init__(self, representation: Representation) -> None:
-        super().__init__(status_code=representation.status_code)
-        self.representation = representation
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.representation.send(scope, send)
-
-
-def _client(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+def _client(connection: HTTPConnection) -> str:
+    return connection.client.host if connection.client else "unknown"
 
 
 # --- the claim step ---------------------------------------------------------------------------------------
@@ -189,8 +178,9 @@ async def certificate_page(
         template = "certificates/_qr_check.html" if wants_fragment(request) else "certificates/certificate.html"
         return state.templates.page(request, template, language, context, headers=PAGE_HEADERS)
     # Verified just now; what the page shows follows from the verdict and the stored row alone, so the bytes
-    # (and their gzip) are made once per verdict and language, not per request.
-    key = (language, *(getattr(view, name) for name in PAGE_INPUTS), view.state, tuple(view.failed_checks))
+    # (and their gzip) are made once per verdict and language, not per request. The page cache in front replays
+    # them only after `recheck` has verified the certificate again for that request.
+    key = _page_key(language, view)
     prepared = _PAGES.get(key)
     if prepared is None:
         html = state.templates.render_to_string(request.app, "certificates/certificate.html", language, context)
@@ -198,7 +188,16 @@ async def certificate_page(
         _PAGES[key] = prepared
         if len(_PAGES) > PAGES_REMEMBERED:
             _PAGES.pop(next(iter(_PAGES)))
-    return _Prepared(prepared)
+
+    async def recheck(connection: HTTPConnection) -> Representation | None:
+        again = await certificates.recheck(_client(connection), certificate_id)
+        return _PAGES.get(_page_key(request_language(connection), again)) if again is not None else None
+
+    return RecheckedResponse(prepared, recheck)
+
+
+def _page_key(language: str, view: CertificateView) -> tuple[object, ...]:
+    return (language, *(getattr(view, name) for name in PAGE_INPUTS), view.state, tuple(view.failed_checks))
 
 
 # --- what the issuer publishes ----------------------------------------------------------------------------

@@ -4,6 +4,7 @@ name corrections, revocation in the status list, all-or-nothing issuing, key rot
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,11 @@ from app.certificates.credential import jwt_payload
 from app.certificates.errors import CertificateNotFoundError, InvalidNameError, NotEligibleError
 from app.certificates.keys import KeyRing, SigningKey
 from app.certificates.models import Certificate, CertificateClaim, CertificateKey, StatusList
-from app.certificates.service import CertificateService
+from app.certificates.service import CertificatePolicy, CertificateService
 from app.certificates.signing import add_proof, decode_jws, sign_jws, verify_proof
 from app.certificates.statuslist import LIST_SIZE
 from app.db import Base, Database
+from app.ratelimit import Limit
 from tests.unit.certificates.helpers import BASE_URL, certificate_service, pass_exam, revoked_in_list
 from tests.unit.quiz.helpers import T0, context, quiz_service, run
 
@@ -296,3 +298,41 @@ def test_the_exam_replay_regenerates_the_questions_without_answers(database: Dat
         assert drawn.question.explanation.en.split("{")[0][:40] not in texts
     operator = run(service.issue("Grace Hopper", None, "en"))
     assert run(service.exam_replay(operator.id, "en")).questions == ()
+
+
+def test_a_recheck_verifies_the_stored_bytes_and_declines_what_the_full_lookup_must_answer(database: Database) -> None:
+    moments = [T0]
+    tight = CertificatePolicy(miss_per_client=Limit(2, 600), verify_per_client=Limit(1000, 60))
+    service = certificate_service(database, clock=lambda: moments[-1], policy=tight)
+    issued = run(service.issue("Grace Hopper", None, "en"))
+    full = run(service.certificate("192.0.2.9", issued.id))
+    again = run(service.recheck("192.0.2.9", issued.id.lower()))
+    assert again == full
+    assert again.state == "valid"
+    assert [check.name for check in again.verification.checks if check.passed] == [
+        check.name for check in full.verification.checks
+    ]
+    assert run(service.recheck("192.0.2.9", "0" * 26)) is None  # unknown: the full lookup answers (and counts) it
+    assert run(service.recheck("192.0.2.9", "not an id")) is None
+
+    run(service.revoke(issued.id, "Issued by mistake"))
+    revoked = run(service.recheck("192.0.2.9", issued.id))
+    assert revoked is not None
+    assert (revoked.state, revoked.verification.status) == ("revoked", "revoked")
+    with database.session() as session:
+        row = session.get(Certificate, issued.id)
+        assert row is not None
+        changed = row.credential.replace("Grace Hopper", "Grace Hoppers")
+        session.execute(update(Certificate).where(Certificate.id == issued.id).values(credential=changed))
+        session.commit()
+    tampered = run(service.recheck("192.0.2.9", issued.id))
+    assert tampered is not None
+    assert "signature" in [check.name for check in tampered.verification.failed()]
+
+    for _ in range(2):  # an address that spent its misses is declined, its real ids included
+        with pytest.raises(CertificateNotFoundError):
+            run(service.certificate("198.51.100.7", "0" * 26))
+    assert run(service.recheck("198.51.100.7", issued.id)) is None
+    assert run(service.recheck("192.0.2.9", issued.id)) is not None
+    moments.append(T0 + timedelta(minutes=11))  # the window has passed
+    assert run(service.recheck("198.51.100.7", issued.id)) is not None

@@ -26,6 +26,8 @@ from app.certificates.encoding import (
 from app.certificates.keys import PublicKey, SigningKey
 from app.certificates.names import NameRejectedError, normalise_name
 from app.certificates.signing import (
+    CanonicalizationError,
+    VerifiedSignatures,
     add_proof,
     canonical,
     decode_jws,
@@ -211,3 +213,35 @@ def test_openssl_verifies_the_jws_with_the_public_key_alone(tmp_path: Path) -> N
     result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
     assert result.returncode != 0
     assert "Signature Verified Successfully" not in result.stdout
+
+
+def test_remembered_canonical_forms_never_stand_in_for_a_different_value() -> None:
+    assert canonical({"1": 2, "b": [1.0, True]}) == b'{"1":2,"b":[1,true]}'
+    assert canonical({"b": [1.0, True], "1": 2}) == b'{"1":2,"b":[1,true]}'  # another key order, same bytes
+    with pytest.raises(CanonicalizationError):
+        canonical({1: 2, "b": [1.0, True]})  # looks like the first as JSON text, but keys must be strings
+    assert canonical({"1": 2, "b": [1, 1]}) == b'{"1":2,"b":[1,1]}'  # True is not 1
+    with pytest.raises(CanonicalizationError):
+        canonical({"x": 2**60})
+    with pytest.raises(CanonicalizationError):
+        canonical({"x": 2**60})  # a refusal is not remembered as bytes either
+
+
+def test_a_remembered_jws_signature_vouches_for_those_exact_bytes_and_key_only() -> None:
+    signer, other = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    token = sign_jws({"sub": "x"}, signer, "did:web:course.example#k-jwk")
+    remembered = VerifiedSignatures(size=2)
+
+    def check(candidate: str, key: Ed25519PrivateKey) -> bool:
+        return verify_jws(candidate, lambda _kid: key.public_key(), remembered).valid
+
+    assert check(token, signer)
+    assert check(token, signer)  # now from memory
+    assert not check(token, other)  # the same bytes under another key
+    header, payload, signature = token.split(".")
+    changed = sign_jws({"sub": "y"}, signer, "did:web:course.example#k-jwk").split(".")[1]
+    assert not check(f"{header}.{changed}.{signature}", signer)  # the remembered signature over other bytes
+    assert not check(f"{header}.{payload}.{signature[:-2]}AA", signer)
+    for number in range(3):  # the memory stays bounded, and what left it is checked again
+        assert check(sign_jws({"sub": str(number)}, signer, "did:web:course.example#k-jwk"), signer)
+    assert check(token, signer)
