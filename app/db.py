@@ -113,40 +113,25 @@ class Database:
         return cls(make_engine(url))
 
     @contextmanager
+    def _failures(self, wait: bool) -> Iterator[None]:
+        """SQLite's lock held elsewhere -> DatabaseBusyError for work that may not wait; a database that does not
+        answer -> DatabaseUnavailableError."""
+        try:
+            yield
+        except (OperationalError, InterfaceError) as error:
+            if self.is_sqlite and _is_sqlite_busy(error):
+                if not wait:
+                    raise DatabaseBusyError from error
+                raise
+            raise DatabaseUnavailableError from error
+
+    @contextmanager
     def session(self, write: bool = False, wait: bool = True) -> Iterator[Session]:
         """A session whose transaction (on SQLite) takes the write lock up front when `write`; with `wait=False`,
         a statement that would wait for another connection's lock raises DatabaseBusyError instead.
         What the work does not commit is rolled back. Connection failures raise DatabaseUnavailableError."""
-        try:
-            with self._sessions[(write, wait)]() as session:
-                yield session
-        except (OperationalError, InterfaceError) as error:
-            if self.is_sqlite and _is_sqlite_busy(error):
-                if not wait:
-                    raise DatabaseBusyError from error
-                raise
-            raise DatabaseUnavailableError from error
-
-    def _read(self, work: Callable[[Connection], T], wait: bool) -> T:
-        try:
-            with (self.engine if wait else self._no_wait_engine).connect() as connection:
-                return work(connection)
-        except (OperationalError, InterfaceError) as error:
-            if self.is_sqlite and _is_sqlite_busy(error):
-                if not wait:
-                    raise DatabaseBusyError from error
-                raise
-            raise DatabaseUnavailableError from error
-
-    async def read(self, work: Callable[[Connection], T]) -> T:
-        """`run` for a read of a few Core statements on a bare connection: no Session (whose setup costs as much
-        as the statements), for the public pages read on every request. Rolled back when done."""
-        if self.is_sqlite:
-            try:
-                return self._read(work, wait=False)
-            except DatabaseBusyError:
-                pass
-        return await to_thread.run_sync(self._read, work, True)
+        with self._failures(wait), self._sessions[(write, wait)]() as session:
+            yield session
 
     def transaction(self, work: Callable[[Session], T], write: bool, wait: bool = True) -> T:
         """Run `work` in one transaction and commit what it did (a work that raises is rolled back, unless it
@@ -156,14 +141,27 @@ class Database:
             session.commit()
             return result
 
-    async def run(self, work: Callable[[Session], T], write: bool = False) -> T:
-        """`transaction` on the event loop (SQLite, never waiting) or in a thread (PostgreSQL, or SQLite busy)."""
+    def _read(self, work: Callable[[Connection], T], wait: bool) -> T:
+        with self._failures(wait), (self.engine if wait else self._no_wait_engine).connect() as connection:
+            return work(connection)
+
+    async def _placed(self, attempt: Callable[[bool], T]) -> T:
+        """`attempt(wait)` on the event loop (SQLite, never waiting) or in a thread (PostgreSQL, or SQLite busy)."""
         if self.is_sqlite:
             try:
-                return self.transaction(work, write, wait=False)
+                return attempt(False)
             except DatabaseBusyError:
                 pass
-        return await to_thread.run_sync(self.transaction, work, write)
+        return await to_thread.run_sync(attempt, True)
+
+    async def run(self, work: Callable[[Session], T], write: bool = False) -> T:
+        """`transaction` on the event loop (SQLite, never waiting) or in a thread (PostgreSQL, or SQLite busy)."""
+        return await self._placed(lambda wait: self.transaction(work, write, wait))
+
+    async def read(self, work: Callable[[Connection], T]) -> T:
+        """`run` for a read of a few Core statements on a bare connection: no Session (whose setup costs as much
+        as the statements), for the public pages read on every request. Rolled back when done."""
+        return await self._placed(lambda wait: self._read(work, wait))
 
     def ping(self) -> None:
         try:
