@@ -18,6 +18,10 @@ SUBMISSION_ERRORS: dict[str, str] = {
     "expected_tokens": _("This question is answered by choosing options."),
     "expected_value": _("This question is answered with a number and a unit."),
     "not_a_number": _("Type a number followed by its unit."),
+    "ambiguous_comma": _(
+        "That comma can be read two ways. Write a decimal with a point or with a comma and one or two digits "
+        "(2.4 or 2,4), and thousands as 1024 or 1,024."
+    ),
     "missing_unit": _("Add a unit after the number (s, ms, µs for time; GB/s or Gb/s for bandwidth)."),
     "unknown_unit": _("Unknown unit. Use s, ms, µs, ns for time, or B/s, MB/s, GB/s, TB/s, Gb/s for bandwidth."),
     "wrong_dimension": _("That unit measures something else: this question asks for %(unit)s."),

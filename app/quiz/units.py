@@ -4,6 +4,8 @@ Two dimensions occur in the course: time (base unit: seconds) and data rate (bas
 Bits and bytes are told apart by the case of the B, as everywhere in the course (GB/s = 10^9 bytes per
 second, Gb/s = 10^9 bits per second); a rate written in bits is converted to bytes, so "3.6 Tb/s" and
 "450 GB/s" are the same quantity. Decimal prefixes are powers of 1000, binary ones (Ki, Mi, Gi, Ti) of 1024.
+The number is read as the diagrams read theirs (``app.numbers``): "2,4 ms" is 2.4 ms, "1,024 GB/s" is 1024 GB/s,
+and a comma that could mean either ("2,4567 ms") is refused with a reason of its own.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from app.numbers import NUMBER_WITH_COMMAS, AmbiguousCommaError, with_decimal_point
 from app.simulator.models import Dimension
 
 
@@ -61,9 +64,7 @@ _TIME_UNITS: dict[str, float] = {
 _DECIMAL_PREFIXES: dict[str, float] = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
 _BINARY_PREFIXES: dict[str, float] = {"ki": 2.0**10, "mi": 2.0**20, "gi": 2.0**30, "ti": 2.0**40}
 _RATE = re.compile(r"^(?P<prefix>[kKmMgGtTpP]i?)?(?P<size>[Bb])(?:/s|ps|/sec)$")
-_NUMBER = re.compile(
-    r"^\s*(?P<number>[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*(?P<unit>\S.*?)?\s*$"
-)
+_NUMBER = re.compile(rf"^\s*(?P<number>{NUMBER_WITH_COMMAS})\s*(?P<unit>\S.*?)?\s*$")
 MAX_TEXT_LENGTH = 64
 # The magnitudes an answer may have, in base units: far beyond any answer in the course (115 days; an exabyte
 # per second), and small enough that the grader's ratios and their formatting stay finite.
@@ -92,7 +93,10 @@ def parse_quantity(text: str, default_unit: str | None = None) -> Quantity:
     match = _NUMBER.match(text)
     if match is None or not match["number"] or not any(c.isdigit() for c in match["number"]):
         raise QuantityError("not_a_number", text)
-    value = float(match["number"].replace(",", ""))
+    try:
+        value = float(with_decimal_point(match["number"]))
+    except AmbiguousCommaError:
+        raise QuantityError("ambiguous_comma", text) from None
     if not math.isfinite(value):
         raise QuantityError("not_a_number", text)
     symbol = match["unit"] or default_unit

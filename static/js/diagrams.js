@@ -5,7 +5,9 @@
 // otherwise move the page by the height difference, up to a whole section), keeps focus inside the figure when
 // the focused link is gone (the "Previous step" link at step 0), announces the new result in the figure's polite
 // live region, and keeps the address of the lab and of a diagram's own page in step with every diagram's state
-// (replaceState: one history entry per page, so Back leaves the lab, and reload or a shared link restore it).
+// (replaceState: one history entry per page, so Back leaves the lab, and reload or a shared link restore it),
+// and the language switcher's links with it. The hidden inputs that carry the other diagrams' states for a
+// browser without JavaScript are removed: the address carries them here, and htmx would send them along.
 (function () {
   "use strict";
 
@@ -36,6 +38,10 @@
     var query = params.toString();
     var address = window.location.pathname + (query ? "?" + query : "") + "#" + figure.id;
     window.history.replaceState(window.history.state, "", address);
+    document.querySelectorAll(".language-switcher a[hreflang]").forEach(function (link) {
+      var target = new URL(link.getAttribute("href"), window.location.href);
+      link.setAttribute("href", target.pathname + (query ? "?" + query : "") + target.hash);
+    });
   }
 
   document.addEventListener("htmx:beforeSwap", function (event) {
@@ -74,4 +80,7 @@
   });
 
   document.querySelectorAll("figure.dg").forEach(tidyShareLink);
+  document.querySelectorAll("input[data-dg-carry]").forEach(function (input) {
+    input.remove();
+  });
 })();

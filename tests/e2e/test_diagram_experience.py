@@ -48,6 +48,25 @@ FITS = """figure => {
     .map(r => r.left >= box.left - 0.5 && r.right <= box.right + 0.5);
 }"""
 
+# In the drawing shown: each box's label outside its box, and any text outside the drawing, in user units.
+LABELS_OUTSIDE = """figure => {
+  const outside = [];
+  for (const svg of figure.querySelectorAll('svg.dg-svg')) {
+    if (!svg.getClientRects().length) continue;
+    const view = svg.viewBox.baseVal;
+    const beyond = (inner, outer) => inner.x < outer.x - 0.5 || inner.y < outer.y - 0.5
+      || inner.x + inner.width > outer.x + outer.width + 0.5 || inner.y + inner.height > outer.y + outer.height + 0.5;
+    for (const box of svg.querySelectorAll('g.dg-box')) {
+      const text = box.querySelector('text');
+      if (text && beyond(text.getBBox(), box.querySelector('rect').getBBox())) outside.push(text.textContent);
+    }
+    for (const text of svg.querySelectorAll('text')) {
+      if (beyond(text.getBBox(), view)) outside.push('drawing: ' + text.textContent);
+    }
+  }
+  return outside;
+}"""
+
 
 def top_of(locator: Locator) -> float:
     top: float = locator.evaluate("element => element.getBoundingClientRect().top")
@@ -267,3 +286,80 @@ def test_the_lab_after_changes_has_no_wcag_violations_in_both_schemes(browser: B
             expect(ring.locator(".dg-step-title")).to_contain_text("6단계 중 1단계")
             violations = run_axe(page)
             assert violations == [], describe(violations)
+
+
+@pytest.mark.parametrize("width", [320, 375])
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_every_topology_label_fits_its_box_on_a_phone(
+    browser: Browser, live_server: str, width: int, lang: str, screenshot_dir: Path | None
+) -> None:
+    pairs = {"pcie-gen5-8gpu": (7, 0), "dgx-h100": (0, 5), "gb200-nvl72": (71, 40), "rail-fat-tree": (31, 16)}
+    with open_page(browser, language=lang, width=width) as page:
+        for machine, (a, b) in pairs.items():
+            page.goto(
+                f"{live_server}/{lang}/lab?topology.topology={machine}&topology.gpu_a={a}&topology.gpu_b={b}"
+                f"&topology.drawn={machine}#diagram-topology"
+            )
+            figure = page.locator("#diagram-topology")
+            expect(figure.locator("svg.dg-svg-narrow")).to_be_visible()
+            assert figure.locator("svg.dg-svg-narrow g.dg-box").count() >= 12
+            assert figure.evaluate(LABELS_OUTSIDE) == [], machine
+            save_element_screenshot(figure.locator(".dg-canvas"), screenshot_dir, f"topology-{machine}-{lang}-{width}")
+
+
+def test_switching_language_keeps_every_diagrams_state(browser: Browser, live_server: str) -> None:
+    with open_page(browser) as page:
+        page.goto(f"{live_server}/en/lab?topology.gpu_b=6#diagram-topology")
+        page.get_by_role("navigation", name="Language").get_by_role("link", name="한국어").click()
+        expect(page).to_have_url(f"{live_server}/ko/lab?topology.gpu_b=6#diagram-topology")
+        expect(page.locator("#diagram-topology-gpu_b")).to_have_value("6")
+        expect(page.locator("#diagram-topology .dg-hops")).to_contain_text("GPU 6")
+
+        # A change made here (the address follows it) goes along too.
+        ring = page.locator("#diagram-ring-allreduce")
+        ring.get_by_role("link", name="다음 단계 →").click()
+        expect(ring.locator(".dg-step-title")).to_contain_text("6단계 중 1단계")
+        page.get_by_role("navigation", name="언어").get_by_role("link", name="English").click()
+        expect(page).to_have_url(f"{live_server}/en/lab?topology.gpu_b=6&ring-allreduce.step=1#diagram-ring-allreduce")
+        expect(page.locator("#diagram-ring-allreduce .dg-step-title")).to_contain_text("Step 1 of 6")
+        expect(page.locator("#diagram-topology-gpu_b")).to_have_value("6")
+
+        page.goto(f"{live_server}{CHAPTER}?topology.gpu_b=6#diagram-topology")
+        page.get_by_role("navigation", name="Language").get_by_role("link", name="한국어").click()
+        expect(page).to_have_url(f"{live_server}/ko/guides/nvlink?topology.gpu_b=6#diagram-topology")
+        expect(page.locator("#diagram-topology-gpu_b")).to_have_value("6")
+
+
+def test_without_javascript_redraw_in_the_lab_keeps_the_other_diagrams(browser: Browser, live_server: str) -> None:
+    with open_page(browser, javascript=False) as page:
+        page.goto(f"{live_server}/en/lab")
+        topology = page.locator("#diagram-topology")
+        choose_with_arrow_keys(
+            page, topology.locator("label", has_text="GPU B (receiver)"), topology.get_by_label("GPU B (receiver)"), "6"
+        )
+        topology.get_by_role("button", name="Redraw").click()
+        expect(page).to_have_url(
+            f"{live_server}/en/lab?topology.topology=dgx-h100&topology.gpu_a=0&topology.gpu_b=6"
+            "&topology.drawn=dgx-h100#diagram-topology"
+        )
+
+        ring = page.locator("#diagram-ring-allreduce")
+        choose_with_arrow_keys(
+            page, ring.locator("label", has_text="GPUs in the ring"), ring.get_by_label("GPUs in the ring"), "6"
+        )
+        ring.get_by_role("button", name="Redraw").click()
+        expect(page).to_have_url(
+            f"{live_server}/en/lab?ring-allreduce.gpus=6&ring-allreduce.size=1&ring-allreduce.unit=GiB"
+            "&ring-allreduce.system=dgx-h100&ring-allreduce.step=0&ring-allreduce.drawn=4&topology.gpu_b=6"
+            "#diagram-ring-allreduce"
+        )
+        expect(page.locator("#diagram-topology-gpu_b")).to_have_value("6")  # still the GPU picked before
+        expect(page.locator("#diagram-topology .dg-hops")).to_contain_text("GPU 6")
+        expect(page.locator("#diagram-ring-allreduce .dg-step-title")).to_contain_text("Step 0 of 10")
+
+        link_compare = page.locator("#diagram-link-compare")
+        link_compare.get_by_text("Logarithmic").click()
+        link_compare.get_by_role("button", name="Redraw").click()
+        expect(page.locator("#diagram-topology-gpu_b")).to_have_value("6")
+        expect(page.locator("#diagram-ring-allreduce-gpus")).to_have_value("6")
+        expect(link_compare.locator("svg .dg-axis-title").first).to_contain_text("logarithmic")

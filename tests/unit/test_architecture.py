@@ -19,7 +19,16 @@ APP_DIR = PROJECT_ROOT / "app"
 WEB_FRAMEWORKS = ("fastapi", "starlette", "jinja2", "markupsafe", "uvicorn")
 FEATURES = ("content", "quiz", "learners", "certificates", "newsletter")
 # Top-level modules that hold no feature and no web: any feature may import them.
-NEUTRAL = ("app.db", "app.config", "app.context", "app.i18n", "app.formatting", "app.validation", "app.ratelimit")
+NEUTRAL = (
+    "app.db",
+    "app.config",
+    "app.context",
+    "app.i18n",
+    "app.formatting",
+    "app.numbers",
+    "app.validation",
+    "app.ratelimit",
+)
 # Edges between features: questions point into chapters, an attempt is a learner's first write, a
 # certificate is issued for a passed exam.
 FEATURE_EDGES = {"quiz": ("content", "learners"), "certificates": ("quiz", "learners")}

@@ -442,6 +442,53 @@ def test_a_chapter_is_drawn_in_the_state_of_its_address(client: TestClient) -> N
     assert bad.headers["cache-control"] == "no-store"
 
 
+def carried(html: str, diagram_id: str) -> dict[str, str]:
+    """The hidden inputs that belong to one diagram's form from outside it: name -> value."""
+    inputs = parse(html).find("input", type="hidden", form=f"diagram-{diagram_id}-form")
+    return {str(each["name"]): str(each["value"]) for each in inputs}
+
+
+def test_each_form_carries_the_other_diagrams_states_for_redraw_without_javascript(client: TestClient) -> None:
+    response = client.get("/en/lab?topology.gpu_b=6&ring-allreduce.step=1&link-compare.size=2,4")
+    assert response.status_code == 200
+    html = response.text
+    assert len(parse(html).find("form", id="diagram-topology-form")) == 1
+    assert carried(html, "topology") == {"ring-allreduce.step": "1", "link-compare.size": "2.4"}
+    assert carried(html, "ring-allreduce") == {"topology.gpu_b": "6", "link-compare.size": "2.4"}
+    assert carried(html, "scaling") == {"topology.gpu_b": "6", "ring-allreduce.step": "1", "link-compare.size": "2.4"}
+    chapter = client.get("/en/guides/nvlink?topology.gpu_b=6").text
+    assert carried(chapter, "ring-allreduce") == {"topology.gpu_b": "6"}
+    assert carried(chapter, "topology") == {}
+    assert "data-dg-carry" not in client.get("/en/lab").text, "a page in its defaults carries nothing"
+    # A state that is not valid is not carried: the other forms keep only what was drawn.
+    bad = client.get("/en/lab?topology.gpu_b=6&scaling.params_b=%3Cb%3E")
+    assert bad.status_code == 422
+    assert carried(bad.text, "topology") == {}
+    assert carried(bad.text, "ring-allreduce") == {"topology.gpu_b": "6"}
+
+
+def language_link(html: str, language: str) -> str:
+    (link,) = parse(html).find("a", hreflang=language)
+    return str(link["href"])
+
+
+def test_the_language_link_keeps_the_diagram_states_and_nothing_else(client: TestClient) -> None:
+    assert language_link(client.get("/en/lab").text, "ko") == "/ko/lab"
+    lab = client.get("/en/lab?topology.gpu_b=6&tracker=%3Cscript%3E&ring-allreduce.nope=1&link-compare.size=2,4").text
+    assert language_link(lab, "ko") == "/ko/lab?link-compare.size=2.4&topology.gpu_b=6", "in the order of the lab"
+    assert "tracker" not in lab
+    assert "nope" not in lab
+    chapter = client.get("/ko/guides/nvlink?topology.gpu_b=6").text
+    assert language_link(chapter, "en") == "/en/guides/nvlink?topology.gpu_b=6"
+    own_page = client.get("/en/lab/topology?gpu_b=6").text
+    assert language_link(own_page, "ko") == "/ko/lab/topology?topology.gpu_b=6"
+    bad = client.get("/en/lab?topology.gpu_b=6&scaling.params_b=%3Cb%3E").text
+    assert language_link(bad, "ko") == "/ko/lab?topology.gpu_b=6", "only the states that were drawn"
+    korean = client.get("/ko/lab?topology.gpu_b=6")
+    assert 'name="topology.gpu_b"' in korean.text
+    assert '<option value="6" selected>' in korean.text
+
+
 def test_the_diagram_address_takes_prefixed_and_plain_names(client: TestClient) -> None:
     plain = client.get("/en/lab/topology?topology=rail-fat-tree&gpu_a=2&gpu_b=29&drawn=rail-fat-tree", headers=HX)
     prefixed = client.get(f"/en/lab/topology?{FAT_TREE}", headers=HX)

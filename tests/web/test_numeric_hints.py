@@ -16,12 +16,12 @@ from fastapi.testclient import TestClient
 from app.i18n import LANGUAGES
 from app.quiz.bank import Question, draw_parameter
 from app.quiz.grading import expected_in_unit
-from app.quiz.messages import QuizText
+from app.quiz.messages import SUBMISSION_ERRORS, QuizText
 from app.quiz.readmodels import DrawnView
-from app.quiz.units import parse_quantity
-from app.simulator.models import ParameterValue
+from app.quiz.units import parse_quantity, unit_named
+from app.simulator.models import Dimension, ParameterValue
 from tests.conftest import SettingsFactory
-from tests.web.quizzes import attempt_of, quiz_app, start_api_attempt, state_of
+from tests.web.quizzes import HX, attempt_of, quiz_app, start_api_attempt, start_page_attempt, state_of
 
 DRAWS_PER_QUESTION = 300
 CLOSEST = 0.20  # the example is never within 20 % of the answer
@@ -66,7 +66,9 @@ def test_the_example_is_never_near_the_answer_for_any_drawn_parameters(shared_ap
             answer = expected_in_unit(question, parameters)
             drawn = DrawnView(1, question, parameters, ())
             for language in LANGUAGES:
-                example = parse_quantity(example_of(text[language].hint(drawn), language).replace(",", ""))
+                example = parse_quantity(example_of(text[language].hint(drawn), language))  # as typed, commas too
+                plain = parse_quantity(example_of(text[language].hint(drawn), language).replace(",", ""))
+                assert example.base_value == plain.base_value, "a thousands comma is read as one"
                 assert example.unit.symbol == question.unit, (question.id, example)
                 assert abs(example.value - answer) > CLOSEST * abs(answer), (quiz_id, question.id, parameters)
                 assert example.value >= 100 * answer, (question.id, parameters, answer, example.value)
@@ -93,10 +95,42 @@ def test_the_hint_on_the_page_is_in_the_unit_and_far_from_the_answer(app: FastAP
                         continue
                     hint = re.search(rf'<p class="quiz-hint" id="hint-{drawn.id}">(.*?)</p>', page, re.S)
                     assert hint is not None, drawn.id
-                    example = parse_quantity(example_of(hint.group(1).strip(), language).replace(",", ""))
+                    example = parse_quantity(example_of(hint.group(1).strip(), language))
                     answer = expected_in_unit(drawn.question, drawn.parameters)
                     assert example.unit.symbol == drawn.unit
                     assert f"{drawn.unit}</span>" in page  # the unit shown next to the field is the same
                     assert abs(example.value - answer) > CLOSEST * abs(answer), (drawn.id, drawn.parameters)
                     seen += 1
     assert seen >= len(list(state_of(app).quiz.catalog)) * ATTEMPTS_PER_QUIZ
+
+
+def with_comma(drawn: DrawnView) -> str:
+    """The right answer as a learner with a decimal comma types it: in ns or B/s, two decimals after a comma."""
+    base = drawn.question.compute(drawn.parameters).value
+    assert drawn.unit is not None
+    unit, factor = ("ns", 1e9) if unit_named(drawn.unit).dimension is Dimension.TIME else ("B/s", 1.0)
+    return f"{base * factor:.2f} {unit}".replace(".", ",")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_an_answer_typed_with_a_decimal_comma_is_graded_as_with_a_point(app: FastAPI, language: str) -> None:
+    with TestClient(app) as client:
+        attempt_id = start_page_attempt(client, f"/{language}/guides/nvlink/quiz")
+        first, second, *_ = [d for d in attempt_of(app, client, attempt_id).questions if d.type == "numeric"]
+        url = f"/{language}/attempts/{attempt_id}/questions/{first.id}"
+
+        ambiguous = client.post(url, data={"value": f"2,4567 {first.unit}"}, headers=HX)
+        assert ambiguous.status_code == 422
+        message = state_of(app).translations[language].gettext(SUBMISSION_ERRORS["ambiguous_comma"])
+        assert message in ambiguous.text
+        assert "2,4" in message
+
+        assert client.post(url, data={"value": with_comma(first)}, headers=HX).status_code == 200
+        by_api = client.post(
+            f"/api/v1/attempts/{attempt_id}/answers?lang={language}",
+            json={"question_id": second.id, "value": with_comma(second)},
+        )
+        assert by_api.status_code == 200, by_api.text
+        assert by_api.json()["correct"] is True
+        answers = client.get(f"/api/v1/attempts/{attempt_id}").json()["answers"]
+        assert {answer["question_id"]: answer["correct"] for answer in answers} == {first.id: True, second.id: True}

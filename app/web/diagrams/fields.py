@@ -5,27 +5,23 @@ rule's numbers as language-neutral text. ``app.web.diagrams.problems`` turns it 
 language that names the field by its label ("Buffer to move"), never by its form name. The ``SimulationError``
 inside keeps the English sentence and the code for logs and tests.
 
-Numbers may be typed with a decimal comma: a single comma followed by one or two digits ("2,4") is a decimal
-separator, and commas between groups of three digits ("1,024") separate thousands, so "2,4" is 2.4 and "1,024" is
-1024. Anything else with a comma is not a number, and the message shows both ways to write one.
+Numbers may be typed with a decimal comma, read as the quiz reads them (``app.numbers``): "2,4" is 2.4 and
+"1,024" is 1024. Anything else with a comma is not a number, and the message shows both ways to write one.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from app.numbers import number_text
 from app.simulator import SimulationError
 from app.simulator.errors import ErrorCode
 from app.web.diagrams.units import exact
 
 Form = Mapping[str, str]
-
-_DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d{1,2}")
-_THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,19 +91,6 @@ def whole(form: Form, name: str, minimum: int, maximum: int) -> int:
             values=values,
         )
     return value
-
-
-def number_text(text: str) -> float:
-    """The number in ``text`` as a learner types it ("2.4", "2,4", "1,024", " 7 "); NaN when there is none."""
-    text = text.strip().replace("\u00a0", "").replace(" ", "")
-    if _DECIMAL_COMMA.fullmatch(text):
-        text = text.replace(",", ".")
-    elif _THOUSANDS.fullmatch(text):
-        text = text.replace(",", "")
-    try:
-        return float(text)
-    except ValueError:
-        return math.nan
 
 
 def canonical_number(text: str) -> str:

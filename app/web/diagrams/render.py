@@ -11,6 +11,11 @@ A page's address carries the state of each diagram on it with the diagram's id a
 and submit to the page they are on, so that a browser without JavaScript comes back to the same page at the
 diagram. The diagram's own address (``/en/lab/topology``) takes the same prefixed names, and the unprefixed ones
 it has always taken.
+
+Such a page also carries its diagrams' states where a browser without JavaScript needs them: each diagram's form
+has the other diagrams' states as hidden inputs (outside the cached fragment, tied to the form by its id), so
+"Redraw" on one keeps the rest, and the language switcher's link carries every valid state. Both come from the
+states the diagrams were drawn in, never from the query text as typed.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from jinja2 import pass_context
 from jinja2.runtime import Context
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.types import ASGIApp
 
@@ -47,6 +52,7 @@ class Rendered:
     status_code: int  # 200, or 422 when a field is out of range
     html: Markup
     body: bytes
+    address: Mapping[str, str]  # the page-address fields of this state ("topology.gpu_b": "6"), defaults left out
 
 
 def diagram_query(diagram: Diagram, query_string: bytes) -> dict[str, str]:
@@ -85,8 +91,9 @@ class DiagramRenderer:
 
         @pass_context
         def diagram(context: Context, diagram_id: str) -> Markup:
-            state = context.get("diagram_states", {}).get(diagram_id, b"")
-            return self.render(diagram_id, context["lang"], state, context["url"]).html
+            states: Mapping[str, bytes] = context.get("diagram_states", {})
+            rendered = self.render(diagram_id, context["lang"], states.get(diagram_id, b""), context["url"])
+            return rendered.html + self._carried(diagram_id, context["lang"], states, context["url"])
 
         for environment in templates.environments.values():
             environment.globals["diagram"] = diagram
@@ -113,6 +120,7 @@ class DiagramRenderer:
                 "fragment": rendered.html,
                 "invalid": rendered.status_code != 200,
                 "switch": ("diagram", {"lang": language, "diagram_id": diagram_id}),
+                "switch_query": urlencode(rendered.address) if rendered.status_code == 200 else "",
             }
             body = self.templates.render_to_string(app, "diagrams/page.html", language, context).encode()
         elif rendered.status_code != 200:
@@ -145,7 +153,16 @@ class DiagramRenderer:
         def url(route_name: str, /, **params: Any) -> str:
             return url_path_for(request.app, route_name, **params)
 
-        invalid = any(self.render(d, language, state, url).status_code != 200 for d, state in states.items())
+        rendered = {diagram_id: self.render(diagram_id, language, state, url) for diagram_id, state in states.items()}
+        invalid = any(each.status_code != 200 for each in rendered.values())
+        full["switch_query"] = urlencode(
+            [
+                field
+                for diagram_id in DIAGRAMS
+                if diagram_id in rendered and rendered[diagram_id].status_code == 200
+                for field in rendered[diagram_id].address.items()
+            ]
+        )
         html = self.templates.render_to_string(request.app, name, language, full)
         status_code, cache_control = (422, INVALID) if invalid else (200, SHARED_PAGE)
         representation = Representation.build(html.encode(), HTML, cache_control, status_code)
@@ -169,6 +186,20 @@ class DiagramRenderer:
         if len(self._recent) > RECENT_FRAGMENTS:
             self._recent.popitem(last=False)
         return rendered
+
+    def _carried(self, diagram_id: str, language: str, states: Mapping[str, bytes], url: UrlFor) -> Markup:
+        """The other diagrams' states as hidden inputs of this diagram's form, for "Redraw" without JavaScript
+        (diagrams.js removes them: with JavaScript the page's address keeps the states)."""
+        form = f"{DIAGRAMS[diagram_id].root_id}-form"
+        inputs = [
+            f'<input type="hidden" form="{form}" name="{escape(name)}" value="{escape(value)}" data-dg-carry>'
+            for other, state in states.items()
+            if other != diagram_id
+            for rendered in [self.render(other, language, state, url)]
+            if rendered.status_code == 200
+            for name, value in rendered.address.items()
+        ]
+        return Markup("\n".join(inputs))  # noqa: S704  (every part escaped)
 
     def _default(self, diagram: Diagram, language: str, url: UrlFor) -> Rendered:
         rendered = self._defaults.get((diagram.id, language))
@@ -224,7 +255,8 @@ class DiagramRenderer:
             page_link=page_link,
             share_link=page_link(),
         )
-        return Rendered(422 if problem else 200, Markup(html), html.encode())  # noqa: S704  (autoescaped template)
+        address = {prefix + name: value for name, value in changed().items()}
+        return Rendered(422 if problem else 200, Markup(html), html.encode(), address)  # noqa: S704  (autoescaped)
 
 
 def _fallback(diagram: Diagram, form: Form, problem: Problem) -> object:

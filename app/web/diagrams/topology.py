@@ -12,13 +12,14 @@ bottleneck; when several share the lowest rate, the view says that they are all 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.i18n import _
 from app.simulator import LINKS, SYSTEMS
 from app.web.diagrams import fields
-from app.web.diagrams.svg import px
+from app.web.diagrams.svg import px, text_width
 from app.web.diagrams.units import exact
 
 ID = "topology"
@@ -39,6 +40,34 @@ LABELS: dict[str, str] = {
     "drawn": _("Machine"),
 }
 WIDE, NARROW = 720, 300
+# The font size of the drawings' text in user units (diagrams.css: .dg-svg text, .dg-svg-narrow text).
+FONT_SIZE = {"wide": 13.0, "narrow": 14.5}
+# A label keeps this far from its box's edges: the thickest outline (3 units, for GPU A and B) is drawn half inside.
+LABEL_PADDING = 1.5
+# How far a line of text reaches above and below its baseline, in em.
+ASCENT, DESCENT = 0.9, 0.22
+
+# What a box says, by kind, with the box's number for %(number)d: product names and "GPU 3" stay in Latin script.
+BOX_LABELS: dict[str, str] = {
+    "gpu": "GPU %(number)d",
+    "cpu": "CPU %(number)d",
+    "pcie-switch": _("PCIe switch"),
+    "nvswitch": "NVSwitch",
+    "tray": _("Tray %(number)d"),
+    "switch-tray": _("NVLink switch tray %(number)d"),
+    "node": _("Node %(number)d"),
+    "leaf": _("Leaf %(number)d"),
+    "spine": _("Spine %(number)d"),
+}
+NUMBER_ONLY = "%(number)d"  # a GPU in a rack or a node of the fat tree, a leaf on a phone: the number alone
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    message: str  # a BOX_LABELS message, translated where it is shown
+    x: float
+    y: float  # the baseline
+    anchor: str  # "start" or "middle"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +80,7 @@ class Box:
     w: float
     h: float
     role: str = ""  # "a", "b" or "path"
+    label: Label | None = None
 
     @property
     def cx(self) -> float:
@@ -172,8 +202,40 @@ def _mark(boxes: list[Box], keys: set[str], a: str, b: str) -> list[Box]:
     marked = []
     for box in boxes:
         role = "a" if box.key == a else "b" if box.key == b else "path" if box.key in keys else ""
-        marked.append(Box(box.key, box.kind, box.number, box.x, box.y, box.w, box.h, role))
+        marked.append(dataclasses.replace(box, role=role))
     return marked
+
+
+def _label(box: Box, topology: str, narrow: bool) -> Label:
+    """Where a box's name goes: a node's and a tray's at the left, the rest in the middle."""
+    if box.kind == "node":
+        return Label(BOX_LABELS["node"], px(box.x + 8), px(box.y + 18), "start")
+    if box.kind in ("tray", "switch-tray"):
+        return Label(BOX_LABELS[box.kind], px(box.x + 6), px(box.y + box.h - 5), "start")
+    number_only = (box.kind == "gpu" and topology in ("rail-fat-tree", "gb200-nvl72")) or (
+        box.kind == "leaf" and narrow
+    )
+    baseline = box.y + box.h - 5 if box.kind == "gpu" and topology == "gb200-nvl72" else box.cy + 5
+    return Label(NUMBER_ONLY if number_only else BOX_LABELS[box.kind], box.cx, px(baseline), "middle")
+
+
+def label_text(box: Box, translate: Callable[[str], str]) -> str:
+    """The box's label in the language of ``translate`` (a catalog's gettext), as the template writes it."""
+    assert box.label is not None
+    return translate(box.label.message) % {"number": box.number}
+
+
+def label_fits(box: Box, text: str, font_size: float) -> bool:
+    """Whether ``text`` drawn at the box's label position stays inside the box, by the widest estimate."""
+    assert box.label is not None
+    width = text_width(text, font_size)
+    left = box.label.x if box.label.anchor == "start" else box.label.x - width / 2
+    return (
+        left >= box.x + LABEL_PADDING
+        and left + width <= box.x + box.w - LABEL_PADDING
+        and box.label.y - ASCENT * font_size >= box.y
+        and box.label.y + DESCENT * font_size <= box.y + box.h
+    )
 
 
 Geometry = tuple[list[Box], list[Edge], list[Edge], float]
@@ -242,14 +304,15 @@ def _pcie_narrow() -> tuple[list[Box], list[Edge], float]:
     def gpu_y(g: int) -> float:
         return 12 + g * row + (socket_gap if g >= 4 else 0)
 
-    gpus = [Box(f"gpu{g}", "gpu", g, 206, gpu_y(g), 82, 38) for g in range(8)]
+    gpus = [Box(f"gpu{g}", "gpu", g, 208, gpu_y(g), 82, 38) for g in range(8)]
     switches = [
-        Box(f"sw{s}", "pcie-switch", s, 84, (gpus[2 * s].cy + gpus[2 * s + 1].cy) / 2 - 19, 100, 38) for s in range(4)
+        Box(f"sw{s}", "pcie-switch", s, 78, (gpus[2 * s].cy + gpus[2 * s + 1].cy) / 2 - 19, 112, 38) for s in range(4)
     ]
     cpus = [
-        Box(f"cpu{c}", "cpu", c, 0, (switches[2 * c].cy + switches[2 * c + 1].cy) / 2 - 24, 66, 48) for c in range(2)
+        Box(f"cpu{c}", "cpu", c, 2, (switches[2 * c].cy + switches[2 * c + 1].cy) / 2 - 24, 58, 48) for c in range(2)
     ]
-    edges: list[Edge] = [Edge(_line((33, cpus[0].y + cpus[0].h), (33, cpus[1].y)), "socket")]
+    socket_x = cpus[0].cx
+    edges: list[Edge] = [Edge(_line((socket_x, cpus[0].y + cpus[0].h), (socket_x, cpus[1].y)), "socket")]
     for s, switch in enumerate(switches):
         cpu = cpus[s // 2]
         edges.append(Edge(_line((switch.x, switch.cy), (cpu.x + cpu.w, cpu.cy + (-12 if s % 2 == 0 else 12))), "pcie"))
@@ -273,8 +336,8 @@ def _pcie_server(a: int, b: int, narrow: bool) -> tuple[Geometry, tuple[Hop, ...
 
 def _nvswitch_board(a: int, b: int, narrow: bool) -> tuple[Geometry, tuple[Hop, ...], str]:
     if narrow:  # on its side: the GPUs in a column, the four chips in a column beside them
-        gpus = [Box(f"gpu{g}", "gpu", g, 0, 12 + g * 44, 90, 36) for g in range(8)]
-        switches = [Box(f"nvs{s}", "nvswitch", s, 184, 26 + s * 86, 116, 40) for s in range(4)]
+        gpus = [Box(f"gpu{g}", "gpu", g, 2, 12 + g * 44, 88, 36) for g in range(8)]
+        switches = [Box(f"nvs{s}", "nvswitch", s, 182, 26 + s * 86, 116, 40) for s in range(4)]
         height = 12 + 8 * 44 + 4
     else:
         gpu_x = (120, 280, 440, 600)
@@ -313,8 +376,8 @@ NVL72_TRAY_GPUS = 4
 
 def _nvl72(a: int, b: int, narrow: bool) -> tuple[Geometry, tuple[Hop, ...], str]:
     row, gap, top = 20, 3, 12
-    spine_x, tray_x, tray_w = (8, 18, 68) if narrow else (28, 40, 96)
-    cell_x, cell_step, cell_w = (90, 48, 44) if narrow else (142, 62, 58)
+    spine_x, tray_x, tray_w = (8, 18, 78) if narrow else (28, 40, 96)
+    cell_x, cell_step, cell_w = (100, 45, 41) if narrow else (142, 62, 58)
     order = (
         [("tray", t) for t in range(10)] + [("switch-tray", s) for s in range(9)] + [("tray", t) for t in range(10, 18)]
     )
@@ -376,13 +439,13 @@ def fat_tree_nodes_shown(a: int, b: int) -> tuple[int, ...]:
 def _fat_tree(a: int, b: int, narrow: bool) -> tuple[Geometry, tuple[Hop, ...], str]:
     per_node = SYSTEMS["dgx-h100"].gpus_per_node
     nodes = fat_tree_nodes_shown(a, b) if narrow else tuple(range(FAT_TREE_NODES))
-    node_w, node_step, cell_w, cell_step = (146, 154, 15, 16.5) if narrow else (168, 176, 16, 19.25)
+    node_w, node_step, cell_w, cell_step = (146, 150, 15, 16.5) if narrow else (168, 176, 16, 19.25)
     boxes: list[Box] = []
     edges: list[Edge] = []
     gpu_bottom: dict[int, tuple[float, float]] = {}
     stub: dict[int, Edge] = {}
     for column, node in enumerate(nodes):
-        x = (0 if narrow else 12) + column * node_step
+        x = (2 if narrow else 12) + column * node_step
         boxes.append(Box(f"node{node}", "node", node + 1, x, 14, node_w, 104))
         boxes.append(Box(f"nvs{node}", "nvswitch", node, x + 6, 42, node_w - 12, 20))
         for g in range(per_node):
@@ -481,12 +544,13 @@ def build(form: fields.Form) -> View:
         (boxes, edges, path, height), hops, nccl_path = layout(a, b, name == "narrow")
         on_path = {key for hop in hops for end in (hop.source, hop.target) for key in _box_keys(end, topology)}
         shown = fat_tree_nodes_shown(a, b) if topology == "rail-fat-tree" and name == "narrow" else ()
+        labelled = [dataclasses.replace(box, label=_label(box, topology, name == "narrow")) for box in boxes]
         layouts.append(
             Layout(
                 name,
                 width,
                 px(height),
-                tuple(_mark(boxes, on_path, f"gpu{a}", f"gpu{b}")),
+                tuple(_mark(labelled, on_path, f"gpu{a}", f"gpu{b}")),
                 tuple(edges),
                 tuple(path),
                 tuple(node + 1 for node in shown),

@@ -62,7 +62,8 @@ class Templates:
 
     def render_to_string(self, app: ASGIApp, name: str, language: str, context: Mapping[str, Any]) -> str:
         template = self.environments[language].get_template(name)
-        return template.render(self._url_context(app, language, context.get("switch")) | dict(context))
+        switch, query = context.get("switch"), context.get("switch_query", "")
+        return template.render(self._url_context(app, language, switch, query) | dict(context))
 
     def page(
         self,
@@ -100,19 +101,21 @@ class Templates:
         return representation
 
     def _url_context(
-        self, app: ASGIApp, language: str, switch: tuple[str | None, dict[str, Any]] | None
+        self, app: ASGIApp, language: str, switch: tuple[str | None, dict[str, Any]] | None, query: str = ""
     ) -> dict[str, Any]:
         def url(route_name: str, /, **params: Any) -> str:
             return url_path_for(app, route_name, **params)
 
         def switch_language(target: str) -> str:
-            """The current page in `target` language (routes with a `lang` parameter), else that home page."""
+            """The current page in `target` language (routes with a `lang` parameter), else that home page.
+            `query` is the page's diagram states, already validated (``switch_query`` in the context)."""
             route_name, params = switch or (None, {})
             if route_name and "lang" in params:
                 try:
-                    return url(route_name, **(params | {"lang": target}))
+                    page = url(route_name, **(params | {"lang": target}))
                 except Exception:
                     return url("home", lang=target)
+                return f"{page}?{query}" if query else page
             return url("home", lang=target)
 
         return {"url": url, "switch_language": switch_language}

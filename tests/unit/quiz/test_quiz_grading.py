@@ -93,3 +93,21 @@ def test_multiple_choice_is_all_or_nothing() -> None:
     assert not grade_choice(multiple, right[:-1]).correct
     extra = next(i for i in range(len(multiple.options)) if i not in right)
     assert not grade_choice(multiple, [*right, extra]).correct
+
+
+@pytest.mark.parametrize(
+    ("with_comma", "with_point"),
+    [
+        ("2,39 ms", "2.39 ms"),
+        ("2,4 ms", "2.4 ms"),
+        ("1,19 ms", "1.19 ms"),
+        ("2,386 us", "2386 us"),
+        ("3,1 ms", "3.1 ms"),
+    ],
+)
+def test_a_decimal_comma_is_graded_as_a_decimal_point(with_comma: str, with_point: str) -> None:
+    transfer = question("point-to-point-transfer")
+    computed = transfer.compute(TRANSFER)
+    assert grade_numeric(transfer, computed, parse_quantity(with_comma)) == grade_numeric(
+        transfer, computed, parse_quantity(with_point)
+    )

@@ -26,6 +26,11 @@ from tests.unit.quiz.helpers import real_catalog
         ("450 GBps", 450e9, Dimension.RATE),
         ("1 GiB/s", 2**30, Dimension.RATE),
         ("4.5e2 GB/s", 450e9, Dimension.RATE),
+        ("2,4 ms", 2.4e-3, Dimension.TIME),  # a decimal comma, as the diagrams read it
+        ("2,45ms", 2.45e-3, Dimension.TIME),
+        ("0,5 s", 0.5, Dimension.TIME),
+        ("1,024 GB/s", 1024e9, Dimension.RATE),  # thousands
+        ("12,345.5 MB/s", 12345.5e6, Dimension.RATE),
     ],
 )
 def test_quantities_are_normalised_to_base_units(text: str, base: float, dimension: Dimension) -> None:
@@ -52,6 +57,10 @@ def test_a_bare_number_takes_the_default_unit() -> None:
         ("3.9", "missing_unit"),
         ("9" * 80, "too_long"),
         ("3.9 GB", "unknown_unit"),
+        ("2,4567 ms", "ambiguous_comma"),  # neither a decimal comma nor thousands: not guessed
+        ("0,125 s", "ambiguous_comma"),
+        ("1,2,3 GB/s", "ambiguous_comma"),
+        ("2, 4 ms", "ambiguous_comma"),
     ],
 )
 def test_malformed_quantities_are_refused_with_a_reason(text: str, code: str) -> None:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from app.i18n import LANGUAGES
 from app.simulator import LINKS
 from app.web.diagrams import fields, topology
+from app.web.diagrams.svg import text_width
+from app.web.i18n import load_translations
 
 
 def build(**changes: str) -> topology.View:
@@ -122,3 +125,46 @@ def test_the_address_state_is_the_drawn_pair() -> None:
         "gpu_b": "60",
         "drawn": "gb200-nvl72",
     }
+
+
+def every_drawing() -> list[tuple[str, int, int]]:
+    """Each machine with its example pair, and with the pair at its far end (the longest labels: tray 18, GPU 71)."""
+    return [(machine, *pair) for machine, pair in topology.DEFAULT_PAIRS.items()] + [
+        ("pcie-gen5-8gpu", 7, 0),
+        ("gb200-nvl72", 71, 40),
+        ("rail-fat-tree", 31, 16),
+    ]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("machine", "a", "b"), every_drawing())
+def test_every_label_fits_its_box_in_both_languages(language: str, machine: str, a: int, b: int) -> None:
+    translate = load_translations()[language].gettext
+    view = build(topology=machine, gpu_a=str(a), gpu_b=str(b))
+    for layout in view.layouts:
+        font_size = topology.FONT_SIZE[layout.name]
+        for box in layout.boxes:
+            text = topology.label_text(box, translate)
+            assert topology.label_fits(box, text, font_size), (layout.name, box.key, text)
+            # the outline too: half of the thickest stroke is drawn outside the box
+            assert box.x >= topology.LABEL_PADDING
+            assert box.x + box.w <= layout.width - topology.LABEL_PADDING, (layout.name, box.key)
+
+
+def test_the_width_estimate_is_never_below_what_a_browser_draws() -> None:
+    # Chromium's bold DejaVu Sans (the widest font of the stack) at 100 px, measured with getComputedTextLength.
+    measured = {
+        "NVSwitch": 538.0,
+        "PCIe switch": 651.0,
+        "트레이 10": 450.0,
+        "GPU 71": 410.6,
+        "Wm": 214.5,
+        "NVLink 스위치 트레이 9": 1122.8,
+    }
+    for text, width in measured.items():
+        assert width <= text_width(text, 100) <= 1.15 * width, text
+    assert not topology.label_fits(
+        topology.Box("t", "tray", 10, 0, 0, 60, 20, label=topology.Label("트레이 %(number)d", 6, 15, "start")),
+        "트레이 10",
+        14.5,
+    )
