@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from app.i18n import _
 from app.simulator import ALGORITHMS, MAX_MESSAGE_BYTES, MODES, OPS, SYSTEMS, CollectiveResult, SimulationError, sweep
 from app.web.diagrams import fields
-from app.web.diagrams.svg import LinearScale, LogScale, Tick, nice_max, points, px
+from app.web.diagrams.svg import Framed, LinearScale, LogScale, Tick, nice_max, points, px
 from app.web.diagrams.units import GiB, binary_size, format_GBps, format_seconds, significant
 
 ID = "busbw-sweep"
@@ -109,24 +109,12 @@ class DrawnSeries:
 
 
 @dataclass(frozen=True, slots=True)
-class Chart:
+class Chart(Framed):
     frame: Frame
     series: tuple[DrawnSeries, ...]
     x_ticks: tuple[Tick, ...]
     y_ticks: tuple[Tick, ...]
     latency_region_right: float | None  # of the first series
-
-    @property
-    def name(self) -> str:
-        return self.frame.name
-
-    @property
-    def width(self) -> int:
-        return self.frame.width
-
-    @property
-    def height(self) -> int:
-        return self.frame.height
 
 
 @dataclass(frozen=True, slots=True)

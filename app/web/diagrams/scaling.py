@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from app.i18n import _
 from app.simulator import LINKS, MAX_MESSAGE_BYTES, MODES, SYSTEMS, SimulationError, TrainingStep, training_step
 from app.web.diagrams import fields
-from app.web.diagrams.svg import LogScale, Tick, points, px
+from app.web.diagrams.svg import Framed, LogScale, Tick, points, px
 from app.web.diagrams.units import format_seconds, significant
 
 ID = "scaling"
@@ -99,24 +99,12 @@ class DrawnSeries:
 
 
 @dataclass(frozen=True, slots=True)
-class Chart:
+class Chart(Framed):
     frame: Frame
     series: tuple[DrawnSeries, ...]
     x_ticks: tuple[Tick, ...]
     y_ticks: tuple[Tick, ...]
     compute_y: float
-
-    @property
-    def name(self) -> str:
-        return self.frame.name
-
-    @property
-    def width(self) -> int:
-        return self.frame.width
-
-    @property
-    def height(self) -> int:
-        return self.frame.height
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,10 +8,41 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 
 def px(value: float) -> float:
     return round(value, 1)
+
+
+class PlotFrame(Protocol):
+    """One layout of a chart (wide or narrow): its name and size in SVG user units."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+
+
+class Framed:
+    """A chart drawn in one of its layouts: the templates read the layout's name and size from the chart."""
+
+    __slots__ = ()
+    frame: PlotFrame
+
+    @property
+    def name(self) -> str:
+        return self.frame.name
+
+    @property
+    def width(self) -> int:
+        return self.frame.width
+
+    @property
+    def height(self) -> int:
+        return self.frame.height
 
 
 @dataclass(frozen=True, slots=True)
