@@ -17,6 +17,7 @@ from app.content.linkfigures import contradicting_rates
 from app.content.markdown import render_markdown
 from app.content.models import Chapter, ChapterPage, Course, FaqEntry, Source
 from app.content.sections import faq_problem, section_problems
+from app.content.typography import bind_units
 from app.i18n import LANGUAGES
 from app.validation import KEBAB_ID_PATTERN, StrictModel
 
@@ -101,7 +102,7 @@ def load_course(content_dir: Path, resolve_figure: FigureResolver = simulator_fi
             continue
         seen.add(entry.slug)
         chapter_dir = content_dir / "guides" / entry.slug
-        titles = entry.title.model_dump()
+        titles = _bound(entry.title.model_dump())
         if entry.planned:
             if chapter_dir.exists():
                 collector.add(
@@ -124,10 +125,14 @@ def load_course(content_dir: Path, resolve_figure: FigureResolver = simulator_fi
     if collector.problems:
         raise ContentError(collector.problems, content_dir)
     return Course(
-        titles=course_model.title.model_dump(),
-        descriptions=course_model.description.model_dump(),
+        titles=_bound(course_model.title.model_dump()),
+        descriptions=_bound(course_model.description.model_dump()),
         chapters=tuple(chapters),
     )
+
+
+def _bound(texts: dict[str, str]) -> dict[str, str]:
+    return {language: bind_units(text) for language, text in texts.items()}
 
 
 def _one_based(line: int) -> int:
@@ -221,14 +226,14 @@ def _load_page(
     return ChapterPage(
         slug=slug,
         language=language,
-        title=front.title,
-        summary=front.summary,
+        title=bind_units(front.title),
+        summary=bind_units(front.summary),
         updated=front.updated,
         body=rendered.body,
         sources_html=rendered.sources_html,
         toc=rendered.toc,
         sources=tuple(Source(id=s.id, title=s.title, url=str(s.url)) for s in front.sources),
-        faq=tuple(FaqEntry(question=f.question, answer=f.answer) for f in front.faq),
+        faq=tuple(FaqEntry(question=bind_units(f.question), answer=bind_units(f.answer)) for f in front.faq),
         reading_minutes=reading_minutes(rendered.text),
         text=rendered.text,
     )

@@ -24,6 +24,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from app.content.models import DIAGRAM_NAMES, BodyPart, TocEntry
+from app.content.typography import align_wide_characters, bind_units
 from app.validation import KEBAB_ID_PATTERN
 
 CALLOUT_KINDS: tuple[str, ...] = ("note", "tip", "warning")
@@ -36,6 +37,8 @@ _ALIGN_STYLE = re.compile(r"text-align:\s*(left|right|center)")
 _UNKNOWN_CONTAINER = re.compile(r"^:::+\s*(\S+)?")
 _ANCHOR = re.compile(KEBAB_ID_PATTERN)
 _FORMATTER = HtmlFormatter(nowrap=True)
+_SECTION_OPEN = "chapter_section_open"
+_SECTION_CLOSE = "chapter_section_close"
 
 
 @dataclass(slots=True)
@@ -55,8 +58,9 @@ def _highlight(code: str, language: str, _attrs: str) -> str:
     except ClassNotFound:
         # Reported as a content problem by the validation pass; render as plain text meanwhile.
         return ""
-    highlighted = highlight(code, lexer, _FORMATTER)
-    return f'<pre class="highlight"><code class="language-{escaped_language}">{highlighted}</code></pre>\n'
+    highlighted = align_wide_characters(highlight(code, lexer, _FORMATTER))
+    # A block wider than a phone scrolls sideways, which a keyboard user can do only once it has the focus.
+    return f'<pre class="highlight" tabindex="0"><code class="language-{escaped_language}">{highlighted}</code></pre>\n'
 
 
 def _render_callout(kind: str) -> Callable[..., str]:
@@ -65,7 +69,7 @@ def _render_callout(kind: str) -> Callable[..., str]:
         if token.nesting != 1:
             return "</div>\n</aside>\n"
         title = token.info.strip()[len(kind) :].strip()
-        heading = f'<p class="callout-title">{html.escape(title)}</p>\n' if title else ""
+        heading = f'<p class="callout-title">{html.escape(bind_units(title))}</p>\n' if title else ""
         return f'<aside class="callout callout-{kind}">\n{heading}<div class="callout-body">\n'
 
     return render
@@ -87,6 +91,35 @@ def _render_cell(self: RendererHTML, tokens: Sequence[Token], index: int, option
     if isinstance(style, str) and (match := _ALIGN_STYLE.search(style)):
         token.attrJoin("class", f"align-{match.group(1)}")
     return self.renderToken(tokens, index, options, env)
+
+
+def _render_table_open(
+    self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType
+) -> str:
+    # A table wider than a phone scrolls inside its own region rather than widening the page. The region is a tab
+    # stop (a keyboard user scrolls it with the arrow keys) named after the section the table sits in, so a screen
+    # reader says what it holds; the stylesheet draws a shadow at the edge that has more columns behind it.
+    label = html.escape(_heading_before(tokens, index) or "", quote=True)
+    region = f'<div class="table-scroll" role="region" aria-label="{label}" tabindex="0">\n'
+    return region + self.renderToken(tokens, index, options, env)
+
+
+def _render_table_close(
+    self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType
+) -> str:
+    return self.renderToken(tokens, index, options, env) + "</div>\n"
+
+
+def _render_section_open(
+    self: RendererHTML, tokens: Sequence[Token], index: int, _options: OptionsDict, _env: EnvType
+) -> str:
+    return '<section class="chapter-section">\n'
+
+
+def _render_section_close(
+    self: RendererHTML, tokens: Sequence[Token], index: int, _options: OptionsDict, _env: EnvType
+) -> str:
+    return "</section>\n"
 
 
 def _render_sources_open(
@@ -137,6 +170,10 @@ def build_markdown() -> MarkdownIt:
     md.add_render_rule("footnote_block_close", _render_sources_close)
     for cell in ("th_open", "td_open"):
         md.add_render_rule(cell, _render_cell)
+    md.add_render_rule("table_open", _render_table_open)
+    md.add_render_rule("table_close", _render_table_close)
+    md.add_render_rule(_SECTION_OPEN, _render_section_open)
+    md.add_render_rule(_SECTION_CLOSE, _render_section_close)
     return md
 
 
@@ -152,9 +189,11 @@ def render_markdown(source: str, internal_links: Mapping[str, bool] | None = Non
     env: EnvType = {}
     tokens = _MARKDOWN.parse(source, env)
     problems: list[tuple[int | None, str]] = []
+    _bind_units(tokens)
     toc = _collect_toc(tokens, problems)
     _check_blocks(tokens, problems)
     _resolve_internal_links(tokens, internal_links or {}, problems)
+    tokens = _wrap_sections(tokens)
     rendered = _MARKDOWN.renderer.render(tokens, _MARKDOWN.options, env)
     main, _, sources_html = rendered.partition(_SOURCES_MARKER)
     parts = _split_diagrams(main)
@@ -176,6 +215,45 @@ def render_markdown(source: str, internal_links: Mapping[str, bool] | None = Non
     )
 
 
+def _bind_units(tokens: Sequence[Token]) -> None:
+    # Text nodes only: code spans, code blocks, link targets and attributes keep their characters.
+    for token in tokens:
+        for child in token.children or []:
+            if child.type == "text":
+                child.content = bind_units(child.content)
+
+
+def _inline_text(inline: Token) -> str:
+    return "".join(child.content for child in inline.children or [] if child.type in ("text", "code_inline"))
+
+
+def _heading_before(tokens: Sequence[Token], index: int) -> str | None:
+    """The text of the nearest heading above `tokens[index]`."""
+    for position in range(index - 1, -1, -1):
+        if tokens[position].type == "heading_open":
+            return _inline_text(tokens[position + 1])
+    return None
+
+
+def _wrap_sections(tokens: list[Token]) -> list[Token]:
+    """Each `##` section in a <section> of its own, up to the source list: the box the table of contents watches
+    to mark the section being read (static/js/site.js)."""
+    wrapped: list[Token] = []
+    is_open = False
+    for token in tokens:
+        starts_section = token.type == "heading_open" and token.tag == "h2"
+        if (starts_section or token.type == "footnote_block_open") and is_open:
+            wrapped.append(Token(_SECTION_CLOSE, "section", -1, block=True))
+            is_open = False
+        if starts_section:
+            wrapped.append(Token(_SECTION_OPEN, "section", 1, block=True))
+            is_open = True
+        wrapped.append(token)
+    if is_open:
+        wrapped.append(Token(_SECTION_CLOSE, "section", -1, block=True))
+    return wrapped
+
+
 def _collect_toc(tokens: Sequence[Token], problems: list[tuple[int | None, str]]) -> tuple[TocEntry, ...]:
     entries: list[TocEntry] = []
     seen: set[str] = set()
@@ -184,10 +262,7 @@ def _collect_toc(tokens: Sequence[Token], problems: list[tuple[int | None, str]]
             continue
         line = token.map[0] if token.map else None
         anchor = token.attrs.get("id")
-        inline = tokens[index + 1]
-        heading_text = "".join(
-            child.content for child in inline.children or [] if child.type in ("text", "code_inline")
-        )
+        heading_text = _inline_text(tokens[index + 1])
         if not isinstance(anchor, str):
             problems.append((line, f"heading '{heading_text}' needs an id: put {{#some-id}} on the line above it"))
             continue
@@ -210,6 +285,8 @@ def _check_blocks(tokens: Sequence[Token], problems: list[tuple[int | None, str]
             if name not in DIAGRAM_NAMES:
                 known = ", ".join(sorted(DIAGRAM_NAMES))
                 problems.append((line, f"unknown diagram '{name}' (known: {known})"))
+        elif token.type == "table_open" and _heading_before(tokens, index) is None:
+            problems.append((line, "a table needs a heading above it: the heading names the table's scrolling region"))
         elif token.type == "fence":
             language = token.info.strip().split(" ")[0]
             try:

@@ -10,27 +10,52 @@
     }
   });
 
-  // A code block or table wider than the text column scrolls sideways, and a keyboard user can scroll it only
-  // once it takes the focus (WCAG 2.1.1). Only the blocks that overflow at the current width get a tab stop, so
-  // the short ones cost nobody a key press. Without this file Chromium and Firefox focus such scrollers anyway.
-  var scrollFrame = 0;
-  function reachScrollableBlocks() {
-    scrollFrame = 0;
-    document.querySelectorAll(".prose pre, .prose table").forEach(function (block) {
-      var overflows = block.scrollWidth > block.clientWidth + 1;
-      if (overflows && !block.hasAttribute("tabindex")) {
-        block.setAttribute("tabindex", "0");
-        block.setAttribute("data-scroll-stop", "");
-      } else if (!overflows && block.hasAttribute("data-scroll-stop")) {
-        block.removeAttribute("tabindex");
-        block.removeAttribute("data-scroll-stop");
-      }
-    });
+  // The table of contents is a closed "On this page" on a narrow screen and an open list beside the text on a
+  // wide one, where it marks the section being read (on a phone it is out of sight: nothing to watch).
+  var toc = document.querySelector(".toc-details");
+  if (toc) {
+    var wide = window.matchMedia("(min-width: 72rem)");
+    var marking = false;
+    var fitToWidth = function () {
+      if (!wide.matches) { return; }
+      toc.open = true;
+      if (!marking) { marking = true; markCurrentSection(toc); }
+    };
+    fitToWidth();
+    wide.addEventListener("change", function () { toc.open = wide.matches; fitToWidth(); });
+    toc.addEventListener("toggle", fitToWidth);
   }
-  reachScrollableBlocks();  // deferred: the document is parsed and laid out on first use of scrollWidth
-  window.addEventListener("resize", function () {
-    if (!scrollFrame) { scrollFrame = window.requestAnimationFrame(reachScrollableBlocks); }
-  });
+
+  // The section being read is the last one whose top has passed a line a third of the way down the window. The
+  // observer fires whenever a section crosses that line (the root margin cuts the rest of the window away), and
+  // then the sections' positions are read, which costs nothing then: the browser has just laid them out.
+  function markCurrentSection(tocElement) {
+    if (!("IntersectionObserver" in window)) { return; }
+    var links = new Map();
+    tocElement.querySelectorAll('a[href^="#"]').forEach(function (link) {
+      links.set(decodeURIComponent(link.hash.slice(1)), link);
+    });
+    var sections = [];
+    links.forEach(function (link, id) {
+      var heading = document.getElementById(id);
+      if (heading) { sections.push({ id: id, box: heading.closest("section") || heading }); }
+    });
+    if (!sections.length) { return; }
+    var current = null;
+    function update() {
+      var line = window.innerHeight / 3;
+      var found = null;
+      sections.forEach(function (section) {
+        if (section.box.getBoundingClientRect().top <= line) { found = section.id; }
+      });
+      if (found === current) { return; }
+      if (current !== null) { links.get(current).removeAttribute("aria-current"); }
+      if (found !== null) { links.get(found).setAttribute("aria-current", "true"); }
+      current = found;
+    }
+    var observer = new IntersectionObserver(update, { rootMargin: "0px 0px -66% 0px" });
+    sections.forEach(function (section) { observer.observe(section.box); });
+  }
 
   // After an HTMX swap, move focus to the swapped region when it asks for it, so keyboard and screen-reader
   // users land on the new content instead of losing their place.

@@ -205,3 +205,88 @@ def test_robots_points_at_the_sitemap(client: TestClient) -> None:
     text = client.get("/robots.txt").text
     assert "Sitemap: http://testserver/sitemap.xml" in text
     assert "Disallow: /api/" in text
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_pager_shows_the_previous_and_the_next_chapter(
+    shared_app: FastAPI, client: TestClient, language: str
+) -> None:
+    course = state_of(shared_app).course
+    slugs = published(shared_app)
+    for position, slug in enumerate(slugs):
+        html = client.get(f"/{language}/guides/{slug}").text
+        pager = html[html.index('<nav class="chapter-pager"') :]
+        pager = pager[: pager.index("</nav>")]
+        previous = re.search(r'rel="prev" href="([^"]+)"', pager)
+        following = re.search(r'rel="next" href="([^"]+)"', pager)
+        if position > 0:
+            assert previous is not None
+            assert previous.group(1) == f"/{language}/guides/{slugs[position - 1]}"
+            assert course.chapters[position - 1].titles[language] in pager
+        else:
+            assert previous is None
+        if position + 1 < len(slugs):
+            assert following is not None
+            assert following.group(1) == f"/{language}/guides/{slugs[position + 1]}"
+        else:
+            assert following is None
+            assert f'href="/{language}/"' in pager  # the last chapter leads back to the course
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_mention_of_another_chapter_links_to_a_published_chapter(
+    shared_app: FastAPI, client: TestClient, language: str
+) -> None:
+    slugs = set(published(shared_app))
+    linked: set[str] = set()
+    for slug in slugs:
+        html = client.get(f"/{language}/guides/{slug}").text
+        prose = html[html.index('<div class="prose">') : html.index('<section class="sources')]
+        for target in re.findall(rf'href="/{language}/guides/([a-z0-9-]+)', prose):
+            assert target in slugs, f"{slug} links to {target}, which is not published"
+            linked.add(target)
+        assert "planned-chapter-link" not in prose  # every chapter is published, so every mention is a link
+    assert len(linked) >= 5
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_chapter_contents_are_a_disclosure_and_tables_scroll_in_named_regions(
+    client: TestClient, language: str
+) -> None:
+    html = client.get(f"/{language}/guides/nvlink").text
+    assert re.search(
+        r'<nav class="toc" aria-labelledby="toc-title">\s*<details class="toc-details">\s*'
+        r'<summary id="toc-title" class="toc-title">',
+        html,
+    )
+    prose = re.sub(r"<figure\b.*?</figure>", "", html, flags=re.S)  # a diagram's data table is the diagram's
+    regions = re.findall(r'<div class="table-scroll" role="region" aria-label="([^"]+)" tabindex="0">', prose)
+    assert len(regions) == prose.count("<table>") >= 2
+    assert len(set(regions)) == len(regions)
+    assert '<pre class="highlight" tabindex="0">' in html
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_header_shows_a_short_name_and_names_the_link_with_the_whole_title(
+    shared_app: FastAPI, client: TestClient, language: str
+) -> None:
+    title = state_of(shared_app).course.titles[language]
+    short, _, rest = title.partition(":")
+    html = client.get(f"/{language}/").text
+    assert f'class="brand" href="/{language}/" aria-label="{title}"' in html
+    assert f'<span class="brand-name">{short}</span><span class="brand-tagline">:{rest}</span>' in html
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_numbers_in_chapters_keep_their_units(shared_app: FastAPI, client: TestClient, language: str) -> None:
+    """No "450 GB/s" with an ordinary space is left in the text of a chapter (code and diagrams aside)."""
+    loose = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)* (?:GB/s|Gb/s|TB/s|Tb/s|GiB|GB|µs|ms|ns|GPUs|W)(?![A-Za-z0-9/])")
+    bound = 0
+    for slug in published(shared_app):
+        html = client.get(f"/{language}/guides/{slug}").text
+        main = html[html.index("<main") : html.index("</main>")]
+        text = re.sub(r"<(pre|code|figure)\b.*?</\1>", "", main, flags=re.S)  # figures: the diagrams' own text
+        text = re.sub(r"<[^>]+>", "", text)
+        assert loose.findall(text) == [], slug
+        bound += text.count("\u00a0")
+    assert bound > 300

@@ -56,7 +56,7 @@ def test_page_is_rendered_once_with_toc_figures_callouts_and_sources(content_dir
         (2, "deep-dive", "Deep dive"),
     ]
     assert tuple(entry.anchor for entry in page.toc if entry.level == 2) == CHAPTER_SECTIONS
-    assert "carries 450 GB/s per direction" in html
+    assert "carries 450\u00a0GB/s per direction" in html
     assert '<aside class="callout callout-note">' in html
     assert '<p class="callout-title">Careful</p>' in html
     assert page.diagrams == ("link-compare",)
@@ -82,7 +82,7 @@ def test_code_blocks_are_highlighted_with_classes(content_dir: Path) -> None:
     path = content_dir / "guides" / "alpha" / "en.md"
     edit(path, "Units matter.", "Units matter.\n\n```python\nsize_bytes = 2**30\n```")
     html = "".join(part.html for part in load(content_dir).chapters[0].pages["en"].body)
-    assert '<pre class="highlight"><code class="language-python">' in html
+    assert '<pre class="highlight" tabindex="0"><code class="language-python">' in html
     assert '<span class="n">size_bytes</span>' in html
 
 
@@ -90,7 +90,7 @@ def test_figures_are_formatted_per_language(content_dir: Path) -> None:
     path = content_dir / "guides" / "alpha" / "ko.md"
     edit(path, "{{link:nvlink4:per_direction_GBps}}", "{{system:dgx-h100:gpus_per_node}}")
     html = "".join(part.html for part in load(content_dir).chapters[0].pages["ko"].body)
-    assert "carries 8 GB/s" in html
+    assert "carries 8\u00a0GB/s" in html
 
 
 @pytest.mark.parametrize(
@@ -292,3 +292,14 @@ def test_both_languages_cite_the_same_sources(content_dir: Path) -> None:
     assert (
         "guides/alpha/ko.md: sources differ from en.md's (differing or extra: src-a; missing: none)"
     ) in problems_of(content_dir)
+
+
+def test_titles_summaries_and_answers_keep_numbers_with_their_units(content_dir: Path) -> None:
+    path = content_dir / "guides" / "alpha" / "en.md"
+    edit(path, "summary: A summary.", "summary: From 160 GB/s to 1.8 TB/s.")
+    edit(content_dir / "course.yaml", "description: {en: About links,", "description: {en: About 72 GPUs,")
+    course = load(content_dir)
+    page = course.chapters[0].pages["en"]
+    assert page.summary == "From 160\u00a0GB/s to 1.8\u00a0TB/s."
+    assert page.faq[1].answer == "450\u00a0GB/s per direction."
+    assert course.descriptions["en"] == "About 72\u00a0GPUs"
