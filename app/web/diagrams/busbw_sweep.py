@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from app.i18n import _
 from app.simulator import ALGORITHMS, MAX_MESSAGE_BYTES, MODES, OPS, SYSTEMS, CollectiveResult, SimulationError, sweep
 from app.web.diagrams import fields
-from app.web.diagrams.svg import Framed, LinearScale, LogScale, Tick, nice_max, points, px
+from app.web.diagrams.svg import ChartFrame, Framed, LinearScale, LogScale, Tick, nice_max, points, px
 from app.web.diagrams.units import GiB, binary_size, format_GBps, format_seconds, significant
 
 ID = "busbw-sweep"
@@ -55,14 +55,7 @@ LABELS: dict[str, str] = {
 
 
 @dataclass(frozen=True, slots=True)
-class Frame:
-    name: str
-    width: int
-    height: int
-    left: int
-    right: int
-    top: int
-    bottom: int
+class Frame(ChartFrame):
     max_size_labels: int
     y_ticks: int
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from app.i18n import _
 from app.simulator import LINKS, MAX_MESSAGE_BYTES, MODES, SYSTEMS, SimulationError, TrainingStep, training_step
 from app.web.diagrams import fields
-from app.web.diagrams.svg import Framed, LogScale, Tick, points, px
+from app.web.diagrams.svg import ChartFrame, Framed, LogScale, Tick, points, px
 from app.web.diagrams.units import format_seconds, significant
 
 ID = "scaling"
@@ -53,14 +53,7 @@ LABELS: dict[str, str] = {
 
 
 @dataclass(frozen=True, slots=True)
-class Frame:
-    name: str
-    width: int
-    height: int
-    left: int
-    right: int
-    top: int
-    bottom: int
+class Frame(ChartFrame):
     label_every: int  # label every n-th power of two on the GPU axis
 
 

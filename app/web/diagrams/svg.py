@@ -8,29 +8,30 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
 
 
 def px(value: float) -> float:
     return round(value, 1)
 
 
-class PlotFrame(Protocol):
-    """One layout of a chart (wide or narrow): its name and size in SVG user units."""
+@dataclass(frozen=True, slots=True)
+class ChartFrame:
+    """A chart's layout (wide or narrow) in SVG user units: its size and the plot area's edges."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def width(self) -> int: ...
-    @property
-    def height(self) -> int: ...
+    name: str
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    bottom: int
 
 
 class Framed:
     """A chart drawn in one of its layouts: the templates read the layout's name and size from the chart."""
 
     __slots__ = ()
-    frame: PlotFrame
+    frame: ChartFrame
 
     @property
     def name(self) -> str:
