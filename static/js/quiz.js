@@ -19,12 +19,14 @@
 
   // The end of a timed attempt in this browser's own zone and clock format, with the zone's name.
   function localiseEndTimes() {
+    var times = document.querySelectorAll("time.quiz-end-time");
+    if (!times.length) { return; }  // a formatter costs its locale's data: only where a time is shown
     var format;
     try {
       format = new Intl.DateTimeFormat(document.documentElement.lang || undefined,
         { hour: "numeric", minute: "2-digit", timeZoneName: "short" });
     } catch (error) { return; }
-    document.querySelectorAll("time.quiz-end-time").forEach(function (time) {
+    times.forEach(function (time) {
       var moment = new Date(time.getAttribute("datetime"));
       if (!isNaN(moment.getTime())) { time.textContent = format.format(moment); }
     });
