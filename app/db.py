@@ -71,7 +71,9 @@ def make_engine(url: str, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS, **kwarg
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
-        connection.exec_driver_sql(f"BEGIN {connection.get_execution_options().get(_BEGIN_MODE, 'DEFERRED')}")
+        options = connection.get_execution_options()
+        if options.get("isolation_level") != "AUTOCOMMIT":
+            connection.exec_driver_sql(f"BEGIN {options.get(_BEGIN_MODE, 'DEFERRED')}")
 
     return engine
 
@@ -108,6 +110,11 @@ class Database:
             ),
         }
 
+        self._autocommit = {
+            True: engine.execution_options(isolation_level="AUTOCOMMIT"),
+            False: self._no_wait_engine.execution_options(isolation_level="AUTOCOMMIT"),
+        }
+
     @classmethod
     def from_url(cls, url: str) -> Database:
         return cls(make_engine(url))
@@ -142,7 +149,7 @@ class Database:
             return result
 
     def _read(self, work: Callable[[Connection], T], wait: bool) -> T:
-        with self._failures(wait), (self.engine if wait else self._no_wait_engine).connect() as connection:
+        with self._failures(wait), self._autocommit[wait].connect() as connection:
             return work(connection)
 
     async def _placed(self, attempt: Callable[[bool], T]) -> T:
@@ -159,8 +166,10 @@ class Database:
         return await self._placed(lambda wait: self.transaction(work, write, wait))
 
     async def read(self, work: Callable[[Connection], T]) -> T:
-        """`run` for a read of a few Core statements on a bare connection: no Session (whose setup costs as much
-        as the statements), for the public pages read on every request. Rolled back when done."""
+        """`run` for a read on a bare connection, for the public pages read on every request: no Session (whose
+        setup costs as much as the statement) and no transaction (BEGIN and ROLLBACK were two of its three round
+        trips), so each statement sees the database as of its own start. For reads whose statements do not need
+        one snapshot: what must be consistent belongs in one statement."""
         return await self._placed(lambda wait: self._read(work, wait))
 
     def ping(self) -> None:

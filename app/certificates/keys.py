@@ -18,6 +18,7 @@ import os
 import re
 import tempfile
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
@@ -46,13 +47,10 @@ class PublicKey:
     @property
     def thumbprint(self) -> str:
         """RFC 7638: SHA-256 over the required JWK members in canonical order; the key's id."""
-        return b64url_encode(hashlib.sha256(canonical(self._jwk_members())).digest())
-
-    def _jwk_members(self) -> dict[str, str]:
-        return {"crv": "Ed25519", "kty": "OKP", "x": b64url_encode(self.raw)}
+        return _thumbprint(self.raw)
 
     def jwk(self, kid: str) -> dict[str, str]:
-        return {**self._jwk_members(), "kid": kid, "alg": "EdDSA", "use": "sig"}
+        return {"crv": "Ed25519", "kty": "OKP", "x": b64url_encode(self.raw), "kid": kid, "alg": "EdDSA", "use": "sig"}
 
     @property
     def multibase(self) -> str:
@@ -74,7 +72,19 @@ class PublicKey:
 
     @property
     def key(self) -> Ed25519PublicKey:
-        return Ed25519PublicKey.from_public_bytes(self.raw)
+        return _ed25519(self.raw)
+
+
+# Both are asked for on every view of a certificate, of the same few keys.
+@lru_cache(maxsize=256)
+def _thumbprint(raw: bytes) -> str:
+    members = {"crv": "Ed25519", "kty": "OKP", "x": b64url_encode(raw)}
+    return b64url_encode(hashlib.sha256(canonical(members)).digest())
+
+
+@lru_cache(maxsize=256)
+def _ed25519(raw: bytes) -> Ed25519PublicKey:
+    return Ed25519PublicKey.from_public_bytes(raw)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from app.certificates import credential as documents
 from app.certificates.credential import Issuer
@@ -155,10 +155,42 @@ def _identifier(stored: Mapping[str, Any], identity_type: str) -> str | None:
     return None
 
 
-def certificate_view(
-    row: Certificate, stored: Mapping[str, Any], verification: Verification, issuer_of_site: Issuer
-) -> CertificateView:
-    """What the page shows, read from the stored credential itself (never from other columns)."""
+class StoredCertificate(Protocol):
+    """The columns a certificate's page is read from: a Certificate, or a row of a statement that selects them."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def credential(self) -> str: ...
+    @property
+    def jws(self) -> str: ...
+    @property
+    def language(self) -> str: ...
+    @property
+    def qr_payload(self) -> str: ...
+    @property
+    def revoked_at(self) -> datetime | None: ...
+    @property
+    def revocation_reason(self) -> str | None: ...
+    @property
+    def replaced_by(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class CredentialFacts:
+    """What the page shows that the stored credential itself says (never other columns)."""
+
+    name: str | None
+    course: str | None
+    description: str | None
+    issued_at: datetime | None
+    issuer_name: str | None
+    issuer_id: str | None
+    score_percent: int | None
+    pass_percent: int | None
+
+
+def credential_facts(stored: Mapping[str, Any]) -> CredentialFacts:
     subject = _mapping(stored.get("credentialSubject"))
     achievement = _mapping(subject.get("achievement"))
     issuer = _mapping(stored.get("issuer"))
@@ -169,21 +201,37 @@ def certificate_view(
     items = stored.get("evidence")
     exams = [_mapping(item).get("exam") for item in items] if isinstance(items, list) else []
     evidence = next((_mapping(exam) for exam in exams if exam is not None), _mapping(None))
-    return CertificateView(
-        id=row.id,
-        url=issuer_of_site.certificate_url(row.id),
-        qr_url=f"{issuer_of_site.certificate_url(row.id)}#{row.qr_payload}",
-        verification=verification,
+    return CredentialFacts(
         name=_identifier(stored, "name"),
         course=_string(achievement.get("name")),
         description=_string(achievement.get("description")),
-        language=row.language,
         issued_at=issued_at,
         issuer_name=_string(issuer.get("name")),
         issuer_id=_string(issuer.get("id")),
-        key=verification.key,
         score_percent=_integer(evidence.get("scorePercent")),
         pass_percent=_integer(evidence.get("passPercent")),
+    )
+
+
+def certificate_view(
+    row: StoredCertificate, facts: CredentialFacts, verification: Verification, issuer_of_site: Issuer
+) -> CertificateView:
+    url = issuer_of_site.certificate_url(row.id)
+    return CertificateView(
+        id=row.id,
+        url=url,
+        qr_url=f"{url}#{row.qr_payload}",
+        verification=verification,
+        name=facts.name,
+        course=facts.course,
+        description=facts.description,
+        language=row.language,
+        issued_at=facts.issued_at,
+        issuer_name=facts.issuer_name,
+        issuer_id=facts.issuer_id,
+        key=verification.key,
+        score_percent=facts.score_percent,
+        pass_percent=facts.pass_percent,
         revoked_at=aware(row.revoked_at) if row.revoked_at else None,
         revocation_reason=row.revocation_reason,
         replaced_by=row.replaced_by,

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -77,16 +75,19 @@ from app.certificates.readmodels import (
     CertificateSummary,
     CertificateView,
     Claim,
+    CredentialFacts,
     ExamQuestion,
     ExamReplay,
     Issued,
     Listed,
+    StoredCertificate,
     certificate_view,
+    credential_facts,
     listed,
 )
 from app.certificates.signing import VerifiedSignatures, add_proof, sign_jws
 from app.certificates.statuslist import FILL_LIMIT, LIST_SIZE, empty_bits, free_index, is_set, with_bit
-from app.certificates.verification import Check, Verification, Verifier
+from app.certificates.verification import Check, Prepared, Verification, Verifier
 from app.context import RequestContext
 from app.db import Database
 from app.learners.service import ensure_learner
@@ -94,12 +95,14 @@ from app.quiz.bank import Quiz, render_text
 from app.quiz.models import QuizAttempt, aware
 from app.quiz.service import QuizService
 from app.ratelimit import MICROSECONDS, SLOTS, Limit, RateLimitSlot, check_and_count
+from app.remembered import Remembered
 
 T = TypeVar("T")
 MAX_EMAIL_LENGTH = 254
 MAX_REASON_LENGTH = 200
 ISSUE_RETRIES = 5
 ARTIFACTS_REMEMBERED = 64
+PREPARED_REMEMBERED = 512  # stored certificates whose parsed and hashed bytes are kept (a few KiB each)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,25 +151,16 @@ class _LostRaceError(Exception):
     """Another transaction claimed first; the claim is read again."""
 
 
-class _Artifacts:
-    """Derived files (PDF, preview image) per certificate state; bounded, shared by PostgreSQL's threads."""
+@dataclass(frozen=True, slots=True)
+class _PreparedCertificate:
+    """A stored certificate's two encodings with every check their bytes alone decide already done (see
+    `Verifier.checked` for what is checked on every view); `document` is None when the stored credential is not
+    a JSON object."""
 
-    def __init__(self) -> None:
-        self._items: OrderedDict[tuple[str, ...], bytes] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, ...]) -> bytes | None:
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
-
-    def put(self, key: tuple[str, ...], value: bytes) -> None:
-        with self._lock:
-            self._items[key] = value
-            if len(self._items) > ARTIFACTS_REMEMBERED:
-                self._items.popitem(last=False)
+    document: Prepared | None
+    token: Prepared
+    same_copy: bool  # the JWS's payload is the embedded-proof credential without its proof
+    facts: CredentialFacts
 
 
 _UPSERT_KEY = {
@@ -181,7 +175,6 @@ _STATUS_BYTE = select(
     func.substr(StatusList.bits, bindparam("byte"), 1).label("byte"),
 ).where(StatusList.number == bindparam("number"))
 _PUBLIC_KEY = select(CertificateKey.public_key).where(CertificateKey.id == bindparam("id"))
-_CERTIFICATE_COLUMNS = tuple(column.key for column in Certificate.__table__.columns)
 _LIST = StatusList.__table__.alias("status_list")
 _RECHECK = select(
     *Certificate.__table__.columns,
@@ -234,7 +227,8 @@ class CertificateService:
         self.policy = policy or CertificatePolicy()
         self.fonts = fonts if fonts is not None else Fonts.find()
         self.key_file = key_file
-        self._artifacts = _Artifacts()
+        self._artifacts: Remembered[tuple[str, ...], bytes] = Remembered(ARTIFACTS_REMEMBERED)
+        self._prepared: Remembered[tuple[str, str], _PreparedCertificate] = Remembered(PREPARED_REMEMBERED)
         # The stored JWS of each certificate shown: its signature is checked the first time its exact bytes are
         # seen, the credential's own proof on every request (see `_view`).
         self._jws_verified = VerifiedSignatures()
@@ -580,13 +574,11 @@ class CertificateService:
             found = connection.execute(_RECHECK, parameters).first()
             if found is None or found.misses >= limit.requests:
                 return None
-            row = Certificate(**{column: getattr(found, column) for column in _CERTIFICATE_COLUMNS})
-            byte = found.status_byte
             status = StatusByte(
-                (row.status_list, row.status_index // 8 + 1),
-                (found.status_length, bytes(byte)) if found.status_length is not None else None,
+                (found.status_list, found.status_index // 8 + 1),
+                (found.status_length, bytes(found.status_byte)) if found.status_length is not None else None,
             )
-            return self._view(connection, row, now, status)
+            return self._view(connection, found, now, status)
 
         return await self.database.read(work)
 
@@ -696,23 +688,17 @@ class CertificateService:
         return Verifier(self.issuer, lambda thumbprint: self._public_key(connection, thumbprint), revoked, jws_verified)
 
     def _view(
-        self, connection: Connection, row: Certificate, now: datetime, prefetched: StatusByte | None = None
+        self, connection: Connection, row: StoredCertificate, now: datetime, prefetched: StatusByte | None = None
     ) -> CertificateView:
         verifier = self._verifier(connection, prefetched, self._jws_verified)
-        try:
-            stored = json.loads(row.credential)
-        except ValueError:
-            stored = None
-        if not isinstance(stored, dict):
+        prepared = self._prepared_certificate(verifier, row.credential, row.jws)
+        if prepared.document is None:
             verification = Verification((Check("format", False, "not_open_badge"),), None, None, None)
-            stored = {}
         else:
-            verification = verifier.document(stored, now)
-            from_jws = verifier.jws(row.jws, now)
-            unsigned = {name: value for name, value in stored.items() if name != "proof"}
-            same = from_jws.credential == documents.jwt_payload(unsigned) if "validFrom" in unsigned else False
+            verification = verifier.checked(prepared.document, now)
+            from_jws = verifier.checked(prepared.token, now)
             jws_checks = [check for check in from_jws.checks if check.name in ("signature", "key", "jwt_claims")]
-            extra = [Check("embedded_copy", same, None if same else "copies_differ")]
+            extra = [Check("embedded_copy", prepared.same_copy, None if prepared.same_copy else "copies_differ")]
             extra += [
                 Check(f"jwt_{check.name}" if check.name != "jwt_claims" else check.name, check.passed, check.problem)
                 for check in jws_checks
@@ -721,7 +707,29 @@ class CertificateService:
             verification = Verification(
                 (*verification.checks, *extra), verification.status, verification.credential, verification.key
             )
-        return certificate_view(row, stored, verification, self.issuer)
+        return certificate_view(row, prepared.facts, verification, self.issuer)
+
+    def _prepared_certificate(self, verifier: Verifier, credential: str, jws: str) -> _PreparedCertificate:
+        """The stored bytes parsed, hashed and checked as far as they alone decide, remembered by the bytes
+        themselves: a certificate whose stored bytes change is prepared anew."""
+        key = (credential, jws)
+        prepared = self._prepared.get(key)
+        if prepared is None:
+            try:
+                stored = json.loads(credential)
+            except ValueError:
+                stored = None
+            if not isinstance(stored, dict):
+                prepared = _PreparedCertificate(None, verifier.prepare_jws(jws), False, credential_facts({}))
+            else:
+                token = verifier.prepare_jws(jws)
+                unsigned = {name: value for name, value in stored.items() if name != "proof"}
+                same = token.credential == documents.jwt_payload(unsigned) if "validFrom" in unsigned else False
+                prepared = _PreparedCertificate(
+                    verifier.prepare_document(stored), token, same, credential_facts(stored)
+                )
+            self._prepared.put(key, prepared)
+        return prepared
 
     async def verify(self, client: str, submitted: Mapping[str, Any] | str) -> Verification:
         """A credential (with its proof) or a compact JWS, as a client sends it to the API."""

@@ -115,39 +115,67 @@ class ProofCheck:
     problem: str | None = None
 
 
-def verify_proof(secured: Mapping[str, Any], resolve: KeyResolver) -> ProofCheck:
+@dataclass(frozen=True, slots=True)
+class PreparedProof:
+    """What checking an embedded proof needs that the secured document alone decides: the verification method,
+    the signature and the signed bytes (proofHash || documentHash), or the problem found before a key is looked
+    up (`early`) or after (`late`: what could not be decoded or canonicalised). Checking it against a key is
+    `check_proof`; the split lets a verifier that sees the same stored bytes again skip the hashing."""
+
+    method: str | None
+    early: str | None = None
+    late: str | None = None
+    signature: bytes = b""
+    data: bytes = b""
+
+
+def prepare_proof(secured: Mapping[str, Any]) -> PreparedProof:
     proof = secured.get("proof")
     if not isinstance(proof, Mapping):
-        return ProofCheck(False, None, "no_proof")
+        return PreparedProof(None, "no_proof")
     method = proof.get("verificationMethod")
     value = proof.get("proofValue")
     if not isinstance(method, str) or not isinstance(value, str):
-        return ProofCheck(False, None, "proof_format")
+        return PreparedProof(None, "proof_format")
     if proof.get("type") != PROOF_TYPE or proof.get("cryptosuite") != CRYPTOSUITE:
-        return ProofCheck(False, method, "cryptosuite")
+        return PreparedProof(method, "cryptosuite")
     if proof.get("proofPurpose") != "assertionMethod":
-        return ProofCheck(False, method, "purpose")
+        return PreparedProof(method, "purpose")
     unsecured = {name: item for name, item in secured.items() if name != "proof"}
     config = {name: item for name, item in proof.items() if name != "proofValue"}
     if "@context" in config and config["@context"] != unsecured.get("@context"):
-        return ProofCheck(False, method, "context")
-    public_key = resolve(method)
-    if public_key is None:
-        return ProofCheck(False, method, "unknown_key")
+        return PreparedProof(method, "context")
     try:
         signature = multibase_decode(value) if value.startswith("z") else b""
         data = hash_data(unsecured, config)
     except EncodingError:
-        return ProofCheck(False, method, "signature")
+        return PreparedProof(method, late="signature")
     except CanonicalizationError:
-        return ProofCheck(False, method, "canonical")
+        return PreparedProof(method, late="canonical")
     if len(signature) != SIGNATURE_BYTES:
-        return ProofCheck(False, method, "signature")
+        return PreparedProof(method, late="signature")
+    return PreparedProof(method, signature=signature, data=data)
+
+
+def check_proof(prepared: PreparedProof, resolve: KeyResolver) -> ProofCheck:
+    """The Ed25519 check itself, against the key `resolve` gives for the proof's verification method."""
+    method = prepared.method
+    if prepared.early is not None or method is None:
+        return ProofCheck(False, method, prepared.early)
+    public_key = resolve(method)
+    if public_key is None:
+        return ProofCheck(False, method, "unknown_key")
+    if prepared.late is not None:
+        return ProofCheck(False, method, prepared.late)
     try:
-        public_key.verify(signature, data)
+        public_key.verify(prepared.signature, prepared.data)
     except InvalidSignature:
         return ProofCheck(False, method, "signature")
     return ProofCheck(True, method)
+
+
+def verify_proof(secured: Mapping[str, Any], resolve: KeyResolver) -> ProofCheck:
+    return check_proof(prepare_proof(secured), resolve)
 
 
 # --- compact JWS --------------------------------------------------------------------------------------------
@@ -221,28 +249,49 @@ class VerifiedSignatures:
                 self._seen.popitem(last=False)
 
 
-def verify_jws(token: str, resolve: KeyResolver, verified: VerifiedSignatures | None = None) -> JwsCheck:
+@dataclass(frozen=True, slots=True)
+class PreparedJws:
+    """A compact JWS decoded, with the problem its header shows before any key is looked up (`early`), and the
+    signing input and signature `check_jws` verifies."""
+
+    decoded: JwsCheck
+    early: str | None = None
+    signing_input: bytes = b""
+    signature: bytes = b""
+
+
+def prepare_jws(token: str) -> PreparedJws:
     decoded = decode_jws(token)
     if decoded.problem is not None:
-        return decoded
-    header, payload = decoded.header, decoded.payload
+        return PreparedJws(decoded, decoded.problem)
+    header = decoded.header
     assert header is not None
-    assert payload is not None
     if header.get("alg") != JWS_ALGORITHM or "crit" in header:
-        return JwsCheck(False, header, payload, "algorithm")
+        return PreparedJws(decoded, "algorithm")
     if header.get("typ") != JWS_TYPE:
-        return JwsCheck(False, header, payload, "type")
+        return PreparedJws(decoded, "type")
+    signing_input, _, signature_text = token.strip().rpartition(".")
+    return PreparedJws(decoded, None, signing_input.encode("ascii"), b64url_decode(signature_text))
+
+
+def check_jws(prepared: PreparedJws, resolve: KeyResolver, verified: VerifiedSignatures | None = None) -> JwsCheck:
+    decoded = prepared.decoded
+    header, payload = decoded.header, decoded.payload
+    if prepared.early is not None:
+        return JwsCheck(False, header, payload, prepared.early)
     kid = decoded.kid
     public_key = resolve(kid) if kid is not None else None
     if public_key is None:
         return JwsCheck(False, header, payload, "unknown_key")
-    signing_input, _, signature_text = token.strip().rpartition(".")
-    signature = b64url_decode(signature_text)
     try:
         if verified is not None:
-            verified.verify(public_key, signature, signing_input.encode("ascii"))
+            verified.verify(public_key, prepared.signature, prepared.signing_input)
         else:
-            public_key.verify(signature, signing_input.encode("ascii"))
+            public_key.verify(prepared.signature, prepared.signing_input)
     except InvalidSignature:
         return JwsCheck(False, header, payload, "signature")
     return JwsCheck(True, header, payload)
+
+
+def verify_jws(token: str, resolve: KeyResolver, verified: VerifiedSignatures | None = None) -> JwsCheck:
+    return check_jws(prepare_jws(token), resolve, verified)

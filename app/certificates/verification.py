@@ -16,7 +16,16 @@ from typing import Any, Literal
 
 from app.certificates.credential import Issuer, jwt_payload, parse_timestamp
 from app.certificates.keys import PublicKey
-from app.certificates.signing import ProofCheck, VerifiedSignatures, decode_jws, verify_jws, verify_proof
+from app.certificates.signing import (
+    PreparedJws,
+    PreparedProof,
+    ProofCheck,
+    VerifiedSignatures,
+    check_jws,
+    check_proof,
+    prepare_jws,
+    prepare_proof,
+)
 
 # The checks, in the order they are reported.
 FORMAT = "format"
@@ -59,6 +68,25 @@ class Verification:
         return tuple(check for check in self.checks if not check.passed)
 
 
+Period = tuple[datetime, datetime | None]  # validFrom, validUntil
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A credential (or a JWS's payload) with every check done that its bytes alone decide, for this issuer.
+    What a check needs besides the bytes (the key, the clock, the status list) is done by `Verifier.checked`
+    each time, so a prepared credential can be checked again and again: the verification page keeps the
+    prepared form of each stored certificate it has shown, and still verifies its signature on every request.
+    `unreadable` is a JWS whose parts could not be decoded at all."""
+
+    credential: Mapping[str, Any] | None
+    checks: tuple[Check, ...] = ()  # format and issuer, and for a JWS the registered claims
+    proof: PreparedProof | PreparedJws | None = None
+    period: Period | None = None  # None: missing or malformed dates
+    status_entry: tuple[int, int] | None = None  # (list number, index); None: no entry of this issuer
+    unreadable: bool = False
+
+
 class Verifier:
     def __init__(
         self, issuer: Issuer, keys: KeyLookup, revoked: StatusLookup, jws_verified: VerifiedSignatures | None = None
@@ -83,34 +111,50 @@ class Verifier:
 
     def document(self, document: Mapping[str, Any], now: datetime) -> Verification:
         """A credential with an embedded eddsa-jcs-2022 proof."""
-        checks = [self._format(document)]
-        checks.append(self._issuer(document.get("issuer")))
-        proof = verify_proof(document, self._resolve)
-        checks += self._signature_checks(proof)
-        key = self._key(proof.verification_method) if proof.verification_method else None
-        dates, status = self._dates(document, now), self._status(document)
-        return Verification((*checks, dates, status[0]), status[1], document, key)
+        return self.checked(self.prepare_document(document), now)
 
     def jws(self, token: str, now: datetime) -> Verification:
         """A compact JWS whose payload is the credential (OB 3.0 §8.2)."""
-        decoded = decode_jws(token)
-        if decoded.problem is not None or decoded.payload is None:
+        return self.checked(self.prepare_jws(token), now)
+
+    def prepare_document(self, document: Mapping[str, Any]) -> Prepared:
+        checks = (self._format(document), self._issuer(document.get("issuer")))
+        return Prepared(document, checks, prepare_proof(document), _period(document), self._status_entry(document))
+
+    def prepare_jws(self, token: str) -> Prepared:
+        prepared = prepare_jws(token)
+        payload = prepared.decoded.payload
+        if prepared.decoded.problem is not None or payload is None:
+            return Prepared(None, unreadable=True)
+        form = self._format(payload)
+        if prepared.early in ("algorithm", "type"):
+            form = Check(FORMAT, False, f"jws_{prepared.early}")
+        checks = (form, self._issuer(payload.get("issuer")), self._claims(payload))
+        return Prepared(payload, checks, prepared, _period(payload), self._status_entry(payload))
+
+    def checked(self, prepared: Prepared, now: datetime) -> Verification:
+        """The checks that need more than the bytes: the key, the signature, the dates and the status."""
+        if prepared.unreadable:
             return Verification((Check(FORMAT, False, "jws_format"),), None, None, None)
-        checked = verify_jws(token, self._resolve, self.jws_verified)
-        payload = decoded.payload
-        checks = [self._format(payload)]
-        if checked.problem in ("algorithm", "type"):
-            checks[0] = Check(FORMAT, False, f"jws_{checked.problem}")
-        checks.append(self._issuer(payload.get("issuer")))
-        kid = checked.kid
-        key = self._key(kid) if kid is not None else None
-        if key is None:
-            checks += [Check(KEY, False, "unknown_key"), Check(SIGNATURE, False, "not_checked")]
+        shape, claims = prepared.checks[:2], prepared.checks[2:]
+        signed = prepared.proof
+        key: PublicKey | None
+        if isinstance(signed, PreparedJws):
+            checked = check_jws(signed, self._resolve, self.jws_verified)
+            kid = checked.kid
+            key = self._key(kid) if kid is not None else None
+            if key is None:
+                signature = [Check(KEY, False, "unknown_key"), Check(SIGNATURE, False, "not_checked")]
+            else:
+                signature = [Check(KEY, True), Check(SIGNATURE, checked.valid, None if checked.valid else "signature")]
         else:
-            checks += [Check(KEY, True), Check(SIGNATURE, checked.valid, None if checked.valid else "signature")]
-        checks.append(self._claims(payload))
-        dates, status = self._dates(payload, now), self._status(payload)
-        return Verification((*checks, dates, status[0]), status[1], payload, key)
+            assert signed is not None
+            proof = check_proof(signed, self._resolve)
+            signature = self._signature_checks(proof)
+            key = self._key(proof.verification_method) if proof.verification_method else None
+        status, state = self._status(prepared.status_entry)
+        checks = (*shape, *signature, *claims, _dates(prepared.period, now), status)
+        return Verification(checks, state, prepared.credential, key)
 
     # --- the checks ---------------------------------------------------------------------------------------
 
@@ -144,36 +188,46 @@ class Verifier:
                 return Check(CLAIMS, False, "claims_mismatch")
         return Check(CLAIMS, True)
 
-    @staticmethod
-    def _dates(document: Mapping[str, Any], now: datetime) -> Check:
-        try:
-            valid_from = parse_timestamp(str(document["validFrom"]))
-            valid_until = parse_timestamp(str(document["validUntil"])) if "validUntil" in document else None
-        except (KeyError, ValueError):
-            return Check(DATES, False, "bad_dates")
-        if valid_from > now:
-            return Check(DATES, False, "not_yet_valid")
-        if valid_until is not None and valid_until <= now:
-            return Check(DATES, False, "expired")
-        return Check(DATES, True)
-
-    def _status(self, document: Mapping[str, Any]) -> tuple[Check, Status | None]:
+    def _status_entry(self, document: Mapping[str, Any]) -> tuple[int, int] | None:
         entry = document.get("credentialStatus")
         if not isinstance(entry, Mapping) or entry.get("type") != "BitstringStatusListEntry":
-            return Check(STATUS, False, "no_status"), None
+            return None
         prefix = self.issuer.status_list_url(0)[:-1]
         list_url, index_text = entry.get("statusListCredential"), entry.get("statusListIndex")
         if not isinstance(list_url, str) or not list_url.startswith(prefix) or not isinstance(index_text, str):
-            return Check(STATUS, False, "no_status"), None
+            return None
         number_text = list_url[len(prefix) :]
         if not (number_text.isdigit() and index_text.isdigit()) or len(number_text) > 9 or len(index_text) > 9:
-            return Check(STATUS, False, "no_status"), None
-        revoked = self.revoked(int(number_text), int(index_text))
+            return None
+        return int(number_text), int(index_text)
+
+    def _status(self, entry: tuple[int, int] | None) -> tuple[Check, Status | None]:
+        revoked = self.revoked(*entry) if entry is not None else None
         if revoked is None:
             return Check(STATUS, False, "no_status"), None
         if revoked:
             return Check(STATUS, False, "revoked"), "revoked"
         return Check(STATUS, True), "active"
+
+
+def _period(document: Mapping[str, Any]) -> Period | None:
+    try:
+        valid_from = parse_timestamp(str(document["validFrom"]))
+        valid_until = parse_timestamp(str(document["validUntil"])) if "validUntil" in document else None
+    except (KeyError, ValueError):
+        return None
+    return valid_from, valid_until
+
+
+def _dates(period: Period | None, now: datetime) -> Check:
+    if period is None:
+        return Check(DATES, False, "bad_dates")
+    valid_from, valid_until = period
+    if valid_from > now:
+        return Check(DATES, False, "not_yet_valid")
+    if valid_until is not None and valid_until <= now:
+        return Check(DATES, False, "expired")
+    return Check(DATES, True)
 
 
 _JWT_CLAIMS = ("iss", "jti", "nbf", "sub", "exp")

@@ -336,3 +336,44 @@ def test_a_recheck_verifies_the_stored_bytes_and_declines_what_the_full_lookup_m
     assert run(service.recheck("192.0.2.9", issued.id)) is not None
     moments.append(T0 + timedelta(minutes=11))  # the window has passed
     assert run(service.recheck("198.51.100.7", issued.id)) is not None
+
+
+def test_a_page_prepared_from_remembered_bytes_still_checks_key_signature_clock_and_status(database: Database) -> None:
+    """The verification page keeps what a certificate's stored bytes alone decide (parsed, canonicalised and
+    hashed); the key, the Ed25519 signature, the dates and the status bit are checked on every view."""
+    moments = [T0]
+    service = certificate_service(database, clock=lambda: moments[-1])
+    issued = run(service.issue("Grace Hopper", None, "en"))
+    first = run(service.recheck("192.0.2.9", issued.id))
+    assert first is not None
+    assert first.state == "valid"
+    for _ in range(3):
+        assert run(service.recheck("192.0.2.9", issued.id)) == first
+    assert len(service._prepared) == 1  # prepared once, from the same bytes
+    assert run(certificate_service(database, keys=service.keys).certificate("192.0.2.9", issued.id)) == first
+
+    moments.append(T0 - timedelta(days=1))  # the clock before validFrom
+    early = run(service.recheck("192.0.2.9", issued.id))
+    assert early is not None
+    assert ("validity_period", "not_yet_valid") in [(c.name, c.problem) for c in early.verification.failed()]
+    moments.append(T0)
+
+    run(service.revoke(issued.id, "Issued by mistake"))
+    revoked = run(service.recheck("192.0.2.9", issued.id))
+    assert revoked is not None
+    assert revoked.state == "revoked"
+
+    # The same thumbprint now resolves to another public key: the remembered bytes no longer verify.
+    thumbprint = stored(database, issued.id).key_id
+    other = SigningKey.generate()
+    service.keys = KeyRing((other,))
+    with database.session() as session:
+        session.execute(
+            update(CertificateKey).where(CertificateKey.id == thumbprint).values(public_key=other.public.multibase)
+        )
+        session.commit()
+    forged_key = run(service.recheck("192.0.2.9", issued.id))
+    assert forged_key is not None
+    assert forged_key.state == "invalid"
+    assert {"signature", "jwt_signature"} <= {check.name for check in forged_key.verification.failed()}
+    assert len(service._prepared) == 1
