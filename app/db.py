@@ -71,9 +71,9 @@ def make_engine(url: str, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS, **kwarg
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
-        options = connection.get_execution_options()
-        if options.get("isolation_level") != "AUTOCOMMIT":
-            connection.exec_driver_sql(f"BEGIN {options.get(_BEGIN_MODE, 'DEFERRED')}")
+        mode = connection.get_execution_options().get(_BEGIN_MODE, "DEFERRED")
+        if mode is not None:  # None: each statement on its own (Database.read)
+            connection.exec_driver_sql(f"BEGIN {mode}")
 
     return engine
 
@@ -110,9 +110,11 @@ class Database:
             ),
         }
 
-        self._autocommit = {
-            True: engine.execution_options(isolation_level="AUTOCOMMIT"),
-            False: self._no_wait_engine.execution_options(isolation_level="AUTOCOMMIT"),
+        # SQLite's reads send no BEGIN (SQLAlchemy's AUTOCOMMIT level would do the same, but resetting it when a
+        # connection goes back to the pool costs a PRAGMA and undoes the driver setting the hook above relies on).
+        self._reads = {
+            True: engine.execution_options(**{_BEGIN_MODE: None}),
+            False: self._no_wait_engine.execution_options(**{_BEGIN_MODE: None}),
         }
 
     @classmethod
@@ -149,7 +151,7 @@ class Database:
             return result
 
     def _read(self, work: Callable[[Connection], T], wait: bool) -> T:
-        with self._failures(wait), self._autocommit[wait].connect() as connection:
+        with self._failures(wait), self._reads[wait].connect() as connection:
             return work(connection)
 
     async def _placed(self, attempt: Callable[[bool], T]) -> T:
@@ -167,9 +169,9 @@ class Database:
 
     async def read(self, work: Callable[[Connection], T]) -> T:
         """`run` for a read on a bare connection, for the public pages read on every request: no Session (whose
-        setup costs as much as the statement) and no transaction (BEGIN and ROLLBACK were two of its three round
-        trips), so each statement sees the database as of its own start. For reads whose statements do not need
-        one snapshot: what must be consistent belongs in one statement."""
+        setup costs as much as the statement), and on SQLite no transaction (BEGIN was one of its two statements),
+        so each statement sees the database as of its own start. For reads whose statements need no common
+        snapshot: what must be consistent belongs in one statement."""
         return await self._placed(lambda wait: self._read(work, wait))
 
     def ping(self) -> None:

@@ -67,7 +67,7 @@ def negotiate_language(cookie_value: str | None, accept_language: str | None) ->
 
 def request_language(connection: HTTPConnection) -> str:
     """The path's language, else an API call's ?lang=, else the cookie, else Accept-Language."""
-    first_segment = connection.url.path.strip("/").split("/", 1)[0]
+    first_segment = connection.scope["path"].strip("/").split("/", 1)[0]  # (connection.url parses the whole URL)
     if first_segment in LANGUAGES:
         return first_segment
     query_language = connection.query_params.get("lang")
@@ -78,6 +78,6 @@ def request_language(connection: HTTPConnection) -> str:
 
 def preferred_language(connection: HTTPConnection) -> str:
     """The remembered language (cookie), else the browser's (Accept-Language), else English."""
-    secure = connection.url.scheme == "https"
+    secure = connection.scope.get("scheme") in ("https", "wss")
     cookie = connection.cookies.get(cookie_name(LANGUAGE_COOKIE, secure))
     return negotiate_language(cookie, connection.headers.get("accept-language"))
