@@ -51,3 +51,18 @@ def test_every_interface_string_has_a_korean_translation() -> None:
     }
     missing = sorted(extracted_messages() - translated)
     assert not missing, f"messages without Korean translation: {missing}"
+
+
+def test_the_catalogs_hold_only_messages_the_interface_uses() -> None:
+    """A message whose wording changed in a template leaves its old entry behind; translators would keep
+    translating it, and the new wording would go untranslated."""
+    used = extracted_messages()
+    for language in ("en", "ko"):
+        with (TRANSLATIONS_DIR / language / "LC_MESSAGES" / "messages.po").open("rb") as po_file:
+            catalog = read_po(po_file, locale=language)
+        stale = sorted(
+            message_id
+            for message in catalog
+            if (message_id := message.id[0] if isinstance(message.id, tuple) else message.id) and message_id not in used
+        )
+        assert not stale, f"{language} catalog entries nothing uses: {stale}"
