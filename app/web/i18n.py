@@ -67,7 +67,8 @@ def negotiate_language(cookie_value: str | None, accept_language: str | None) ->
 
 def request_language(connection: HTTPConnection) -> str:
     """The path's language, else an API call's ?lang=, else the cookie, else Accept-Language."""
-    first_segment = connection.scope["path"].strip("/").split("/", 1)[0]  # (connection.url parses the whole URL)
+    path: str = connection.scope["path"]  # not connection.url, which parses the whole URL
+    first_segment = path.strip("/").split("/", 1)[0]
     if first_segment in LANGUAGES:
         return first_segment
     query_language = connection.query_params.get("lang")

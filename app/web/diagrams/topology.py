@@ -44,6 +44,7 @@ WIDE, NARROW = 720, 300
 FONT_SIZE = {"wide": 13.0, "narrow": 14.5}
 # A label keeps this far from its box's edges: the thickest outline (3 units, for GPU A and B) is drawn half inside.
 LABEL_PADDING = 1.5
+BADGE_RADIUS = 9
 # How far a line of text reaches above and below its baseline, in em.
 ASCENT, DESCENT = 0.9, 0.22
 
@@ -71,6 +72,13 @@ class Label:
 
 
 @dataclass(frozen=True, slots=True)
+class Badge:
+    cx: float
+    cy: float
+    r: float
+
+
+@dataclass(frozen=True, slots=True)
 class Box:
     key: str
     kind: str  # gpu, cpu, pcie-switch, nvswitch, tray, switch-tray, node, leaf, spine
@@ -89,6 +97,13 @@ class Box:
     @property
     def cy(self) -> float:
         return px(self.y + self.h / 2)
+
+    @property
+    def badge(self) -> Badge:
+        """The A or B badge: centred on the top right corner, and on a cell too narrow for the badge beside the
+        number (a fat-tree node's GPU) high enough to leave the number whole."""
+        rise = BADGE_RADIUS * 2 / 3 if self.w < 2 * BADGE_RADIUS + 12 else 0
+        return Badge(px(self.x + self.w), px(self.y - rise), BADGE_RADIUS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,11 +52,14 @@ def test_the_path_and_its_bottleneck(machine: str, a: int, b: int, path: list[st
         assert len(layout.path) >= 1
         roles = {box.key: box.role for box in layout.boxes}
         assert (roles[f"gpu{a}"], roles[f"gpu{b}"]) == ("a", "b")
-        for box in layout.boxes:  # everything inside the drawing, the A/B badge (radius 9) too
+        for box in layout.boxes:  # everything inside the drawing, the A/B badge too
             assert box.x >= 0
-            assert box.x + box.w + (9 if box.role in ("a", "b") else 0) <= layout.width
-            assert box.y - (9 if box.role in ("a", "b") else 0) >= 0
             assert box.y + box.h <= layout.height
+            badge = box.badge
+            assert box.x + box.w <= layout.width
+            if box.role in ("a", "b"):
+                assert badge.cx + badge.r <= layout.width
+                assert badge.cy - badge.r >= 0
 
 
 def test_a_gpu_to_itself_has_no_path() -> None:
@@ -168,3 +171,22 @@ def test_the_width_estimate_is_never_below_what_a_browser_draws() -> None:
         "트레이 10",
         14.5,
     )
+
+
+@pytest.mark.parametrize(("machine", "a", "b"), every_drawing())
+def test_the_a_and_b_badges_leave_the_gpu_number_whole(machine: str, a: int, b: int) -> None:
+    view = build(topology=machine, gpu_a=str(a), gpu_b=str(b))
+    for layout in view.layouts:
+        font_size = topology.FONT_SIZE[layout.name]
+        for box in layout.boxes:
+            if box.role not in ("a", "b") or box.label is None:
+                continue
+            text = topology.label_text(box, lambda message: message)
+            width = text_width(text, font_size)
+            right = box.label.x + (width if box.label.anchor == "start" else width / 2)
+            top = box.label.y - topology.ASCENT * font_size
+            badge = box.badge
+            # The badge's lowest point left of the number's right edge stays above the number's top.
+            clear_below = badge.cy + badge.r <= top
+            clear_beside = badge.cx - badge.r >= right
+            assert clear_below or clear_beside, (layout.name, box.key, badge, right, top)
