@@ -28,6 +28,7 @@ NEUTRAL = (
     "app.numbers",
     "app.validation",
     "app.ratelimit",
+    "app.remembered",
 )
 # Edges between features: questions point into chapters, an attempt is a learner's first write, a
 # certificate is issued for a passed exam.
