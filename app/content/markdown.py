@@ -18,6 +18,7 @@ from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.attrs import attrs_block_plugin
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.footnote.index import render_footnote_ref
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -142,6 +143,14 @@ def _render_footnote_caption(
     return f"[{tokens[index].meta['id'] + 1}]"
 
 
+def _render_footnote_ref(
+    self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType
+) -> str:
+    # A word joiner (U+2060) keeps a citation on the line of the word it follows: a line may otherwise break
+    # between a Hangul syllable and "[", leaving "[18]" alone at the start of the next line.
+    return "\u2060" + render_footnote_ref(self, tokens, index, options, env)
+
+
 def _render_footnote_backref(
     self: RendererHTML, tokens: Sequence[Token], index: int, _options: OptionsDict, _env: EnvType
 ) -> str:
@@ -165,6 +174,7 @@ def build_markdown() -> MarkdownIt:
         md.use(container_plugin, kind, render=_render_callout(kind))
     md.use(container_plugin, "diagram", render=_render_diagram)
     md.add_render_rule("footnote_caption", _render_footnote_caption)
+    md.add_render_rule("footnote_ref", _render_footnote_ref)
     md.add_render_rule("footnote_anchor", _render_footnote_backref)
     md.add_render_rule("footnote_block_open", _render_sources_open)
     md.add_render_rule("footnote_block_close", _render_sources_close)

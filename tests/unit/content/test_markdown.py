@@ -83,3 +83,10 @@ def test_korean_code_blocks_keep_their_columns() -> None:
     html = html_of("{#overview}\n## 개요\n\n```text\n필요한 트레이    = 9개\n```\n\n`링크 수`는 그대로입니다.\n")
     assert '<span class="wide wide-3">필요한</span> <span class="wide wide-3">트레이</span>    = 9' in html
     assert "<code>링크 수</code>" in html  # inline code is not a column layout
+
+
+def test_a_citation_stays_on_the_line_of_the_word_it_follows() -> None:
+    html = html_of(
+        "{#overview}\n## Overview\n\nConnectX-7 카드 8개를 씁니다[^a].\n\n[^a]: [Source](https://example.com/a)\n"
+    )
+    assert '씁니다\u2060<sup class="footnote-ref"><a href="#fn1" id="fnref1">[1]</a></sup>.' in html
