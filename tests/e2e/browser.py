@@ -57,20 +57,8 @@ def run_axe(page: Page) -> list[dict[str, Any]]:
     # Evaluated through the DevTools protocol, which the page's CSP does not govern, so axe needs no
     # script-src exception in production. A page without JavaScript cannot run it.
     page.evaluate(AXE_SOURCE.read_text("utf-8"))
-    # Sections with `content-visibility: auto` are laid out only near the screen, so the boxes axe measures for
-    # the others are not the ones a reader sees when they get there (axe-core#2768: false "obscured" targets and
-    # contrast). They are laid out for the run, as each is when it comes into view, and left as they were.
     result = page.evaluate(
-        """async tags => {
-            const skipped = [...document.querySelectorAll("body *")].filter(
-                element => getComputedStyle(element).contentVisibility === "auto");
-            skipped.forEach(element => { element.style.contentVisibility = "visible"; });
-            try {
-                return await axe.run(document, {runOnly: {type: "tag", values: tags}, resultTypes: ["violations"]});
-            } finally {
-                skipped.forEach(element => { element.style.contentVisibility = ""; });
-            }
-        }""",
+        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})",
         list(WCAG_TAGS),
     )
     violations: list[dict[str, Any]] = result["violations"]
