@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +29,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from app.certificates.encoding import EncodingError, b64url_decode, b64url_encode, multibase_base58, multibase_decode
+from app.remembered import Remembered
 
 CRYPTOSUITE = "eddsa-jcs-2022"
 PROOF_TYPE = "DataIntegrityProof"
@@ -45,8 +44,7 @@ class CanonicalizationError(ValueError):
     """The value cannot be canonicalised with JCS (a float that is not finite, an integer beyond 2^53...)."""
 
 
-_CANONICAL_REMEMBERED = 1024
-_canonical_forms: OrderedDict[str, bytes] = OrderedDict()
+_canonical_forms: Remembered[str, bytes] = Remembered(1024)
 
 
 def canonical(value: Any) -> bytes:
@@ -59,16 +57,12 @@ def canonical(value: Any) -> bytes:
     key = repr(value)
     remembered = _canonical_forms.get(key)
     if remembered is not None:
-        with suppress(KeyError):  # another thread may have just dropped it
-            _canonical_forms.move_to_end(key)
         return remembered
     try:
         form = rfc8785.dumps(value)
     except (rfc8785.CanonicalizationError, TypeError) as error:
         raise CanonicalizationError(str(error)) from error
-    _canonical_forms[key] = form
-    if len(_canonical_forms) > _CANONICAL_REMEMBERED:
-        _canonical_forms.popitem(last=False)
+    _canonical_forms.put(key, form)
     return form
 
 
@@ -234,8 +228,7 @@ class VerifiedSignatures:
     whose proof it checks on every request). Only successes are kept; a wrong signature is checked every time."""
 
     def __init__(self, size: int = 1024) -> None:
-        self.size = size
-        self._seen: OrderedDict[tuple[bytes, bytes, bytes], None] = OrderedDict()
+        self._seen: Remembered[tuple[bytes, bytes, bytes], bool] = Remembered(size)
 
     def verify(self, public_key: Ed25519PublicKey, signature: bytes, message: bytes) -> None:
         """Raises InvalidSignature as `public_key.verify` does."""
@@ -243,10 +236,7 @@ class VerifiedSignatures:
         if key in self._seen:
             return
         public_key.verify(signature, message)
-        self._seen[key] = None
-        if len(self._seen) > self.size:
-            with suppress(KeyError):  # another thread may have emptied it first
-                self._seen.popitem(last=False)
+        self._seen.put(key, True)
 
 
 @dataclass(frozen=True, slots=True)

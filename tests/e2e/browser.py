@@ -38,13 +38,16 @@ def open_page(
     width: int = 1280,
     height: int = 900,
     javascript: bool = True,
+    timezone: str | None = None,
 ) -> Iterator[Page]:
-    """A page in a context of its own: a new learner, with no cookies, in the given language and colour scheme."""
+    """A page in a context of its own: a new learner, with no cookies, in the given language and colour scheme
+    (and the time zone the browser reports, when given)."""
     context = browser.new_context(
         locale=LOCALES[language],
         color_scheme=color_scheme,
         viewport={"width": width, "height": height},
         java_script_enabled=javascript,
+        timezone_id=timezone,
     )
     try:
         yield context.new_page()
@@ -128,9 +131,10 @@ def type_over(page: Page, field: Locator, text: str) -> None:
     page.keyboard.type(text)
 
 
-def choose_with_arrow_keys(page: Page, label: Locator, select: Locator, value: str, *, most: int = 20) -> None:
+def choose_with_arrow_keys(page: Page, within: Locator, label_text: str, value: str, *, most: int = 20) -> None:
     """Pick an option of a closed <select> as a keyboard user does: focus it through its label, then ArrowDown."""
-    label.click()  # a label gives its control the focus without opening the list
+    select = within.get_by_label(label_text)
+    within.locator("label", has_text=label_text).click()  # a label gives its control the focus, the list stays shut
     for _ in range(most):
         if select.input_value() == value:
             return

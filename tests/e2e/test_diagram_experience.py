@@ -113,9 +113,7 @@ def test_a_chapter_diagram_stays_where_it_is_and_keeps_the_focus(page: Page, liv
     expect(topology.get_by_role("status")).to_contain_text("GPU 6")  # announced, politely
 
     # Another machine: a taller drawing, a longer hop list. The figure still does not move.
-    choose_with_arrow_keys(
-        page, topology.locator("label", has_text="Machine"), topology.get_by_label("Machine"), "rail-fat-tree"
-    )
+    choose_with_arrow_keys(page, topology, "Machine", "rail-fat-tree")
     expect(topology.locator(".dg-hops")).to_contain_text("Leaf switch of rail")
     assert abs(top_of(topology) - top) <= 2
     assert focused_id(page) == "diagram-topology-topology"
@@ -197,9 +195,7 @@ def test_without_javascript_redraw_comes_back_to_the_chapter_at_the_diagram(brow
     with open_page(browser, javascript=False) as page:
         page.goto(live_server + CHAPTER)
         topology = page.locator("#diagram-topology")
-        choose_with_arrow_keys(
-            page, topology.locator("label", has_text="Machine"), topology.get_by_label("Machine"), "rail-fat-tree"
-        )
+        choose_with_arrow_keys(page, topology, "Machine", "rail-fat-tree")
         topology.get_by_role("button", name="Redraw").click()
         expect(page).to_have_url(
             f"{live_server}{CHAPTER}?topology.topology=rail-fat-tree&topology.gpu_a=0&topology.gpu_b=5"
@@ -334,9 +330,7 @@ def test_without_javascript_redraw_in_the_lab_keeps_the_other_diagrams(browser: 
     with open_page(browser, javascript=False) as page:
         page.goto(f"{live_server}/en/lab")
         topology = page.locator("#diagram-topology")
-        choose_with_arrow_keys(
-            page, topology.locator("label", has_text="GPU B (receiver)"), topology.get_by_label("GPU B (receiver)"), "6"
-        )
+        choose_with_arrow_keys(page, topology, "GPU B (receiver)", "6")
         topology.get_by_role("button", name="Redraw").click()
         expect(page).to_have_url(
             f"{live_server}/en/lab?topology.topology=dgx-h100&topology.gpu_a=0&topology.gpu_b=6"
@@ -344,9 +338,7 @@ def test_without_javascript_redraw_in_the_lab_keeps_the_other_diagrams(browser: 
         )
 
         ring = page.locator("#diagram-ring-allreduce")
-        choose_with_arrow_keys(
-            page, ring.locator("label", has_text="GPUs in the ring"), ring.get_by_label("GPUs in the ring"), "6"
-        )
+        choose_with_arrow_keys(page, ring, "GPUs in the ring", "6")
         ring.get_by_role("button", name="Redraw").click()
         expect(page).to_have_url(
             f"{live_server}/en/lab?ring-allreduce.gpus=6&ring-allreduce.size=1&ring-allreduce.unit=GiB"

@@ -88,9 +88,7 @@ def test_without_javascript_the_form_submits_and_the_page_shows_the_new_state(
     with open_page(browser, javascript=False) as page:
         page.goto(f"{live_server}/en/lab")
         topology = page.locator("#diagram-topology")
-        choose_with_arrow_keys(
-            page, topology.locator("label", has_text="Machine"), topology.get_by_label("Machine"), "rail-fat-tree"
-        )
+        choose_with_arrow_keys(page, topology, "Machine", "rail-fat-tree")
         topology.get_by_role("button", name="Redraw").click()
         expect(page).to_have_url(
             f"{live_server}/en/lab?topology.topology=rail-fat-tree&topology.gpu_a=0&topology.gpu_b=5"

@@ -6,8 +6,6 @@ refused answer without JavaScript comes back inside its question. axe-core's WCA
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -16,41 +14,17 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.e2e.browser import (
-    LOCALES,
     ColorScheme,
     describe,
     horizontal_overflow_px,
     is_uncovered,
+    open_page,
     run_axe,
     save_screenshot,
 )
 
 CONTINUE = {"en": "Continue your attempt (2 of {total} answered)", "ko": "이어서 풀기({total}문제 중 2문제 완료)"}
 NEW_ATTEMPT = {"en": "Start a new attempt", "ko": "새로 응시하기"}
-
-
-@contextmanager
-def learner_page(
-    browser: Browser,
-    *,
-    language: str = "en",
-    color_scheme: ColorScheme = "light",
-    width: int = 1280,
-    timezone: str | None = None,
-    javascript: bool = True,
-) -> Iterator[Page]:
-    """A new learner's page (open_page, plus the time zone the browser reports)."""
-    context = browser.new_context(
-        locale=LOCALES[language],
-        color_scheme=color_scheme,
-        viewport={"width": width, "height": 860},
-        java_script_enabled=javascript,
-        timezone_id=timezone,
-    )
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
 
 
 def check_axe(page: Page, step: str) -> None:
@@ -86,7 +60,7 @@ def start_chapter_quiz(page: Page, base_url: str, lang: str) -> None:
 def test_an_unfinished_attempt_is_resumed_from_the_quiz_page(
     browser: Browser, live_server: str, lang: str, color_scheme: ColorScheme, width: int, screenshot_dir: Path | None
 ) -> None:
-    with learner_page(browser, language=lang, color_scheme=color_scheme, width=width) as page:
+    with open_page(browser, language=lang, color_scheme=color_scheme, width=width, height=860) as page:
         start_chapter_quiz(page, live_server, lang)
         attempt_url = page.url
         items = page.locator(".quiz-item")
@@ -125,7 +99,7 @@ def test_an_unfinished_attempt_is_resumed_from_the_quiz_page(
 def test_the_result_breaks_the_score_down(
     browser: Browser, live_server: str, lang: str, color_scheme: ColorScheme, width: int, screenshot_dir: Path | None
 ) -> None:
-    with learner_page(browser, language=lang, color_scheme=color_scheme, width=width) as page:
+    with open_page(browser, language=lang, color_scheme=color_scheme, width=width, height=860) as page:
         start_chapter_quiz(page, live_server, lang)
         items = page.locator(".quiz-item")
         for index in range(items.count()):
@@ -175,7 +149,7 @@ def test_the_exam_counts_down_in_local_time_and_stays_in_view(
     browser: Browser, live_server: str, lang: str, color_scheme: ColorScheme, width: int, screenshot_dir: Path | None
 ) -> None:
     zone, zone_label = ZONES[lang]
-    with learner_page(browser, language=lang, color_scheme=color_scheme, width=width, timezone=zone) as page:
+    with open_page(browser, language=lang, color_scheme=color_scheme, width=width, timezone=zone, height=860) as page:
         page.clock.install()  # the page's timers and clocks, to move 25 minutes on in a moment
         page.goto(f"{live_server}/{lang}/exam")
         page.locator(".quiz-actions button[type=submit]").click()
@@ -233,7 +207,7 @@ def test_the_exam_counts_down_in_local_time_and_stays_in_view(
 def test_without_javascript_the_exam_ends_at_a_time_labelled_utc(
     browser: Browser, live_server: str, screenshot_dir: Path | None
 ) -> None:
-    with learner_page(browser, language="en", javascript=False, width=375, timezone="Asia/Seoul") as page:
+    with open_page(browser, language="en", javascript=False, width=375, timezone="Asia/Seoul", height=860) as page:
         page.goto(f"{live_server}/en/exam")
         page.locator(".quiz-actions button[type=submit]").click()
         end = page.locator("#quiz-timer time.quiz-end-time")
@@ -246,7 +220,9 @@ def test_without_javascript_the_exam_ends_at_a_time_labelled_utc(
 def test_without_javascript_a_refused_answer_comes_back_inside_its_question(
     browser: Browser, live_server: str, lang: str, color_scheme: ColorScheme, width: int, screenshot_dir: Path | None
 ) -> None:
-    with learner_page(browser, language=lang, color_scheme=color_scheme, width=width, javascript=False) as page:
+    with open_page(
+        browser, language=lang, color_scheme=color_scheme, width=width, javascript=False, height=860
+    ) as page:
         start_chapter_quiz(page, live_server, lang)
         numeric = page.locator(".quiz-item:has(input[name=value])").last
         question_id = numeric.get_attribute("id")
