@@ -8,6 +8,10 @@
 // (replaceState: one history entry per page, so Back leaves the lab, and reload or a shared link restore it),
 // and the language switcher's links with it. The hidden inputs that carry the other diagrams' states for a
 // browser without JavaScript are removed: the address carries them here, and htmx would send them along.
+//
+// A deferred figure's body arrives as the text of a <noscript> (app/web/diagrams/render.py) and is made into the
+// figure when it is in the window, or within a screen and a half of it once the reader scrolls; on the first key
+// press (so that Tab reaches every control in order); and before printing.
 (function () {
   "use strict";
 
@@ -78,6 +82,61 @@
     tidyShareLink(figure);
     keepAddress(figure);
   });
+
+  function build(figure) {
+    var holder = figure.querySelector(":scope > noscript.dg-deferred");
+    if (!holder) return;
+    var range = document.createRange();
+    range.selectNode(holder);
+    holder.replaceWith(range.createContextualFragment(holder.textContent));
+    if (window.htmx) window.htmx.process(figure);
+    tidyShareLink(figure);
+  }
+
+  // Until the reader scrolls, touches or clicks, only a figure already in the window is built: the work of the
+  // ones below waits until someone reads on, instead of landing on the phone while the page is still loading.
+  var deferred = Array.prototype.slice.call(document.querySelectorAll("figure.dg:has(> noscript.dg-deferred)"));
+  var nearing = null;
+  var readingOn = false;
+  function buildAll() {
+    deferred.forEach(build);
+    deferred = [];
+    if (nearing) nearing.disconnect();
+    document.removeEventListener("keydown", buildAll, true);
+  }
+  function watch() {
+    if (nearing) nearing.disconnect();
+    nearing = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        var box = entry.boundingClientRect;
+        var inWindow = box.top < window.innerHeight && box.bottom > 0;
+        if (!entry.isIntersecting || !(readingOn || inWindow)) return;
+        nearing.unobserve(entry.target);
+        build(entry.target);
+      });
+    }, { rootMargin: "150% 0px" });
+    deferred.forEach(function (figure) { nearing.observe(figure); });
+  }
+  function startReading() {
+    if (readingOn) return;
+    readingOn = true;
+    ["scroll", "pointerdown", "touchstart"].forEach(function (type) {
+      window.removeEventListener(type, startReading, true);
+    });
+    watch(); // observing again reports every figure once more, now with the reader's margin
+  }
+  if (deferred.length) {
+    if ("IntersectionObserver" in window) {
+      watch();
+      ["scroll", "pointerdown", "touchstart"].forEach(function (type) {
+        window.addEventListener(type, startReading, { capture: true, passive: true });
+      });
+      document.addEventListener("keydown", buildAll, true);
+      window.addEventListener("beforeprint", buildAll);
+    } else {
+      buildAll();
+    }
+  }
 
   document.querySelectorAll("figure.dg").forEach(tidyShareLink);
   document.querySelectorAll("input[data-dg-carry]").forEach(function (input) {

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from playwright.sync_api import Browser, Locator, Page
+from playwright.sync_api import Browser, Locator, Page, expect
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -55,8 +55,29 @@ def open_page(
         context.close()
 
 
+DEFERRED_FIGURES = "figure.dg:has(> noscript.dg-deferred)"
+
+
+def reach_figure(figure: Locator) -> Locator:
+    """Scroll to a diagram as a reader does, and wait until it is built (a page may defer a figure's body until
+    the reader nears it: app/web/diagrams/render.py)."""
+    figure.scroll_into_view_if_needed()
+    expect(figure.locator(".dg-chart")).to_be_attached()
+    return figure
+
+
+def reach_every_figure(page: Page) -> None:
+    """Scroll past every diagram of the page, so that all of them are built, and back to where the page was."""
+    scrolled_to = page.evaluate("() => window.scrollY")
+    for figure in page.locator("figure.dg").all():
+        reach_figure(figure)
+    expect(page.locator(DEFERRED_FIGURES)).to_have_count(0)
+    page.evaluate("y => window.scrollTo(0, y)", scrolled_to)
+
+
 def run_axe(page: Page) -> list[dict[str, Any]]:
-    """axe-core's WCAG 2.2 A and AA violations on the page as it is now."""
+    """axe-core's WCAG 2.2 A and AA violations on the page as it is now, with every diagram built."""
+    reach_every_figure(page)
     # Evaluated through the DevTools protocol, which the page's CSP does not govern, so axe needs no
     # script-src exception in production. A page without JavaScript cannot run it.
     page.evaluate(AXE_SOURCE.read_text("utf-8"))

@@ -11,10 +11,12 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.e2e.browser import (
+    DEFERRED_FIGURES,
     choose_with_arrow_keys,
     describe,
     horizontal_overflow_px,
     open_page,
+    reach_figure,
     run_axe,
     save_element_screenshot,
     type_over,
@@ -79,8 +81,7 @@ def focused_id(page: Page) -> str:
 
 def bring_to_top(page: Page, figure: Locator) -> float:
     """Scroll so that the figure starts just under the sticky header, as a reader who scrolled to it, and wait
-    until the sections around it are laid out (chapter sections are content-visibility: auto, so their heights
-    are estimates until they are first shown)."""
+    until it stays there (the deferred figures it brings near are built meanwhile, and may grow above it)."""
     previous = None
     for _ in range(20):
         page.evaluate(
@@ -97,6 +98,65 @@ def bring_to_top(page: Page, figure: Locator) -> float:
             return top
         previous = top
     raise AssertionError(f"the figure does not stay put at the top: {previous}")
+
+
+def deferred_ids(page: Page) -> list[str]:
+    return [str(figure.get_attribute("id")) for figure in page.locator(DEFERRED_FIGURES).all()]
+
+
+def test_a_chapter_builds_each_figure_as_the_reader_nears_it(page: Page, live_server: str) -> None:
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(live_server + CHAPTER)
+    expect(page.locator("figure.dg")).to_have_count(4)
+    # Not one figure is on a phone's first screen: the page arrives with their markup as inert text...
+    assert deferred_ids(page) == [
+        "diagram-link-compare",
+        "diagram-topology",
+        "diagram-busbw-sweep",
+        "diagram-ring-allreduce",
+    ]
+    link_compare = page.locator("#diagram-link-compare")
+    assert "<" not in link_compare.inner_text()  # ...which never shows as text
+    assert horizontal_overflow_px(page) <= 0
+
+    # A reader scrolling on brings the next figure near: it is built, and it works.
+    page.mouse.move(180, 400)
+    page.mouse.wheel(0, 300)
+    expect(link_compare.locator(".dg-chart svg").first).to_be_attached()
+    assert "diagram-ring-allreduce" in deferred_ids(page)  # far below: still waiting
+    link_compare.scroll_into_view_if_needed()
+    link_compare.get_by_text("Logarithmic").click()
+    expect(link_compare.locator("svg .dg-axis-title").first).to_contain_text("logarithmic")
+
+    # Printing builds them all.
+    page.pdf()
+    assert deferred_ids(page) == []
+
+
+def test_tab_reaches_every_diagram_control_in_page_order(page: Page, live_server: str) -> None:
+    page.goto(live_server + CHAPTER)
+    entered: list[str] = []
+    for _ in range(400):
+        page.keyboard.press("Tab")
+        figure = page.evaluate("() => document.activeElement.closest('figure.dg')?.id ?? ''")
+        if figure and figure not in entered:
+            entered.append(figure)
+        if figure == "diagram-ring-allreduce":
+            break
+    assert entered == ["diagram-link-compare", "diagram-topology", "diagram-busbw-sweep", "diagram-ring-allreduce"]
+    assert deferred_ids(page) == []
+
+
+def test_a_figure_built_above_the_reader_does_not_move_the_text_being_read(page: Page, live_server: str) -> None:
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"{live_server}{CHAPTER}#real-world")  # the section right after the last figure
+    ring = page.locator("#diagram-ring-allreduce")
+    expect(ring.locator(".dg-chart")).to_be_attached()  # built after the browser went to the section...
+    height = ring.evaluate("element => element.getBoundingClientRect().height")
+    assert height > 600, height  # ...growing well past the room it held
+    page.wait_for_timeout(300)
+    top = page.locator("#real-world").evaluate("element => element.getBoundingClientRect().top")
+    assert 0 < top < 120, f"the section's heading is at {top} px, not under the header where the link put it"
 
 
 def test_a_chapter_diagram_stays_where_it_is_and_keeps_the_focus(page: Page, live_server: str) -> None:
@@ -277,7 +337,7 @@ def test_the_lab_after_changes_has_no_wcag_violations_in_both_schemes(browser: B
     for scheme in ("light", "dark"):
         with open_page(browser, language="ko", color_scheme=scheme, width=375) as page:
             page.goto(f"{live_server}/ko/lab?topology.topology=pcie-gen5-8gpu&topology.drawn=pcie-gen5-8gpu")
-            ring = page.locator("#diagram-ring-allreduce")
+            ring = reach_figure(page.locator("#diagram-ring-allreduce"))
             ring.get_by_role("link", name="다음 단계 →").click()
             expect(ring.locator(".dg-step-title")).to_contain_text("6단계 중 1단계")
             violations = run_axe(page)

@@ -8,7 +8,14 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import choose_with_arrow_keys, horizontal_overflow_px, open_page, save_screenshot, type_over
+from tests.e2e.browser import (
+    choose_with_arrow_keys,
+    horizontal_overflow_px,
+    open_page,
+    reach_figure,
+    save_screenshot,
+    type_over,
+)
 
 MARKER = "window.__stillTheSamePage = true"
 MARKER_SURVIVES = "() => window.__stillTheSamePage === true"
@@ -49,7 +56,7 @@ def test_lab_control_redraws_the_diagram_in_place_and_keeps_the_labs_address(pag
 def test_bad_value_shows_the_message_in_the_form_without_a_page_load(page: Page, live_server: str) -> None:
     page.goto(f"{live_server}/ko/lab")
     page.evaluate(MARKER)
-    scaling = page.locator("#diagram-scaling")
+    scaling = reach_figure(page.locator("#diagram-scaling"))
     field = scaling.locator("#diagram-scaling-params_b")
     type_over(page, field, "0")
     page.keyboard.press("Enter")
@@ -69,7 +76,7 @@ def test_bad_value_shows_the_message_in_the_form_without_a_page_load(page: Page,
 def test_ring_steps_inside_a_chapter_without_changing_the_address(page: Page, live_server: str) -> None:
     page.goto(f"{live_server}/en/guides/nvlink")
     page.evaluate(MARKER)
-    ring = page.locator("#diagram-ring-allreduce")
+    ring = reach_figure(page.locator("#diagram-ring-allreduce"))
     expect(ring.locator(".dg-step-title")).to_contain_text("Step 0 of 6")
     ring.get_by_role("link", name="Next step →").click()
     expect(ring.locator(".dg-step-title")).to_contain_text("Step 1 of 6")

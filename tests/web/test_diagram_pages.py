@@ -9,10 +9,12 @@ from xml.etree import ElementTree
 
 import pytest
 from fastapi.testclient import TestClient
+from markupsafe import Markup
 
 from app.i18n import LANGUAGES
 from app.simulator import LINKS, SYSTEMS, simulate_collective, sweep, training_step, transfer_time_s
 from app.web.diagrams import DIAGRAMS, busbw_sweep, fields, link_compare, ring_allreduce, scaling
+from app.web.diagrams.render import deferred_figure
 from app.web.i18n import load_translations
 from tests.web.html import assert_clean, parse
 from tests.web.quizzes import HX
@@ -39,6 +41,48 @@ def assert_close(actual: float, expected: float) -> None:
 
 
 # --- fragments and pages ---------------------------------------------------------------------------------
+
+
+def figure_in(html: str, diagram_id: str) -> str:
+    match = re.search(rf'<figure class="dg [^>]*id="diagram-{diagram_id}".*?</figure>', html, re.S)
+    assert match is not None, diagram_id
+    return match.group(0)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_pages_defer_each_figure_below_the_first_screen_and_carry_it_whole(client: TestClient, language: str) -> None:
+    """Inside a page, a deferred figure is the very fragment htmx gets, its body wrapped in one <noscript>."""
+    pages = {
+        "lab": (client.get(f"/{language}/lab").text, DIAGRAM_IDS, {"link-compare"}),
+        "chapter": (
+            client.get(f"/{language}/guides/nvlink").text,
+            ("link-compare", "topology", "busbw-sweep", "ring-allreduce"),
+            set(),
+        ),
+    }
+    for name, (html, diagram_ids, eager) in pages.items():
+        for diagram_id in diagram_ids:
+            fragment = client.get(f"/{language}/lab/{diagram_id}", headers=HX).text.strip()
+            figure = figure_in(html, diagram_id)
+            if diagram_id in eager:
+                assert figure == fragment, (name, diagram_id)
+                continue
+            assert figure.count("<noscript") == 1, (name, diagram_id)
+            caption, _, rest = figure.partition("</figcaption>")
+            assert rest.startswith('<noscript class="dg-deferred">')
+            assert rest.endswith("</noscript></figure>")
+            unwrapped = caption + "</figcaption>" + rest.removeprefix('<noscript class="dg-deferred">')
+            assert unwrapped.replace("</noscript></figure>", "</figure>") == fragment, (name, diagram_id)
+
+
+def test_a_fragment_that_is_not_one_captioned_figure_cannot_be_deferred() -> None:
+    for html in (
+        "<figure><p>no caption</p></figure>",
+        "<figcaption>x</figcaption><p>no figure end</p>",
+        "<figure><figcaption>x</figcaption></noscript></figure>",  # would end the <noscript> early
+    ):
+        with pytest.raises(ValueError, match="caption comes first"):
+            deferred_figure(Markup(html))
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -16,6 +16,11 @@ Such a page also carries its diagrams' states where a browser without JavaScript
 has the other diagrams' states as hidden inputs (outside the cached fragment, tied to the form by its id), so
 "Redraw" on one keeps the rest, and the language switcher's link carries every valid state. Both come from the
 states the diagrams were drawn in, never from the query text as typed.
+
+A page may embed a diagram *deferred*: everything after the figure's caption sits in a ``<noscript>``. Without
+JavaScript the browser shows it as it is; with JavaScript it is one text node, which costs the phone no parsing,
+style or layout until diagrams.js turns it into the figure as the reader nears it. A chapter's four figures are
+half its markup and more than a third of its layout work, none of it on the first screen.
 """
 
 from __future__ import annotations
@@ -77,6 +82,15 @@ def page_states(query_string: bytes) -> dict[str, bytes]:
     return {diagram_id: urlencode(state).encode("latin-1") for diagram_id, state in sorted(states.items())}
 
 
+def deferred_figure(html: Markup) -> Markup:
+    """The figure with everything after its caption inside ``<noscript class="dg-deferred">``."""
+    head, caption_end, rest = html.partition("</figcaption>")
+    body, figure_end, tail = rest.rpartition("</figure>")
+    if not caption_end or not figure_end or "</noscript" in body:
+        raise ValueError("a diagram fragment is one <figure> whose caption comes first")
+    return Markup(f'{head}{caption_end}<noscript class="dg-deferred">{body}</noscript>{figure_end}{tail}')  # noqa: S704  (pieces of an autoescaped fragment)
+
+
 class DiagramRenderer:
     """Renders diagram fragments and pages, and lets templates embed a diagram in the state of the page's address
     (``{{ diagram("topology") }}``)."""
@@ -90,10 +104,11 @@ class DiagramRenderer:
         self._pages: OrderedDict[tuple[str, str, str, tuple[tuple[str, bytes], ...]], Representation] = OrderedDict()
 
         @pass_context
-        def diagram(context: Context, diagram_id: str) -> Markup:
+        def diagram(context: Context, diagram_id: str, deferred: bool = False) -> Markup:
             states: Mapping[str, bytes] = context.get("diagram_states", {})
             rendered = self.render(diagram_id, context["lang"], states.get(diagram_id, b""), context["url"])
-            return rendered.html + self._carried(diagram_id, context["lang"], states, context["url"])
+            figure = deferred_figure(rendered.html) if deferred else rendered.html
+            return figure + self._carried(diagram_id, context["lang"], states, context["url"])
 
         for environment in templates.environments.values():
             environment.globals["diagram"] = diagram
