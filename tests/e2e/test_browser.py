@@ -121,6 +121,29 @@ def test_page_has_no_wcag_22_violations(
     assert violations == [], describe(violations)
 
 
+REGIONS_LAID_OUT_ON_DEMAND = """() => {
+    const regions = [...document.querySelectorAll('body *')]
+        .filter(element => getComputedStyle(element).contentVisibility === 'auto');
+    const figures = [...document.querySelectorAll('figure.dg')];
+    const above = regions.filter(region => figures.some(figure =>
+        region.contains(figure) || (region.compareDocumentPosition(figure) & Node.DOCUMENT_POSITION_FOLLOWING)));
+    const names = above.map(region => region.querySelector('h2')?.id ?? region.className);
+    return {count: regions.length, aboveAFigure: names};
+}"""
+
+
+def test_text_below_a_chapters_last_figure_waits_to_be_laid_out_and_nothing_above_a_figure_does(
+    page: Page, live_server: str
+) -> None:
+    """content-visibility: auto keeps a region's height an estimate until it is first shown; above a figure that
+    would move the figure while it is redrawn, so only the text after the last one may wait."""
+    for path in published_chapters(page, live_server, "en"):
+        page.goto(live_server + path)
+        regions = page.evaluate(REGIONS_LAID_OUT_ON_DEMAND)
+        assert regions["aboveAFigure"] == [], path
+        assert regions["count"] >= 3, (path, regions)  # at least the questions, the sources and one section
+
+
 @pytest.mark.parametrize("color_scheme", SCHEMES)
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_every_published_chapter_and_its_quiz_page_have_no_wcag_22_violations(

@@ -225,10 +225,11 @@ def test_the_labs_address_restores_the_whole_lab(browser: Browser, live_server: 
     with open_page(browser) as page:
         page.goto(f"{live_server}/en/lab")
         topology, ring = page.locator("#diagram-topology"), page.locator("#diagram-ring-allreduce")
+        reach_figure(topology)
         topology.locator("label", has_text="GPU B (receiver)").click()
         page.keyboard.press("ArrowDown")
         expect(topology.locator(".dg-hops")).to_contain_text("GPU 6")
-        ring.get_by_role("link", name="Next step →").click()
+        reach_figure(ring).get_by_role("link", name="Next step →").click()
         expect(ring.locator(".dg-step-title")).to_contain_text("Step 1 of 6")
         state = f"{live_server}/en/lab?topology.gpu_b=6&ring-allreduce.step=1#diagram-ring-allreduce"
         expect(page).to_have_url(state)
