@@ -10,8 +10,10 @@
 // browser without JavaScript are removed: the address carries them here, and htmx would send them along.
 //
 // A deferred figure's body arrives as the text of a <noscript> (app/web/diagrams/render.py) and is made into the
-// figure when it is in the window, or within a screen and a half of it once the reader scrolls; on the first key
-// press (so that Tab reaches every control in order); and before printing.
+// figure when it is in the window; once the reader scrolls, touches or clicks, when it comes within a screen and a
+// half, and the rest one by one whenever the browser is idle (so that a screen reader or find-in-page soon has
+// every figure); all of them at the first key press (so that Tab reaches every control in order) and before
+// printing.
 (function () {
   "use strict";
 
@@ -95,6 +97,7 @@
 
   // Until the reader scrolls, touches or clicks, only a figure already in the window is built: the work of the
   // ones below waits until someone reads on, instead of landing on the phone while the page is still loading.
+  var whenIdle = window.requestIdleCallback || function (callback) { return window.setTimeout(callback, 200); };
   var deferred = Array.prototype.slice.call(document.querySelectorAll("figure.dg:has(> noscript.dg-deferred)"));
   var nearing = null;
   var readingOn = false;
@@ -117,6 +120,14 @@
     }, { rootMargin: "150% 0px" });
     deferred.forEach(function (figure) { nearing.observe(figure); });
   }
+  function buildTheRestWhenIdle() {
+    var waiting = deferred.filter(function (figure) { return figure.querySelector(":scope > noscript.dg-deferred"); });
+    if (!waiting.length) return;
+    whenIdle(function () {
+      build(waiting[0]);
+      buildTheRestWhenIdle();
+    });
+  }
   function startReading() {
     if (readingOn) return;
     readingOn = true;
@@ -124,6 +135,7 @@
       window.removeEventListener(type, startReading, true);
     });
     watch(); // observing again reports every figure once more, now with the reader's margin
+    buildTheRestWhenIdle();
   }
   if (deferred.length) {
     if ("IntersectionObserver" in window) {
