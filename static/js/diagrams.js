@@ -98,7 +98,10 @@
   // Until the reader scrolls, touches or clicks, only a figure already in the window is built: the work of the
   // ones below waits until someone reads on, instead of landing on the phone while the page is still loading.
   var whenIdle = window.requestIdleCallback || function (callback) { return window.setTimeout(callback, 200); };
-  var deferred = Array.prototype.slice.call(document.querySelectorAll("figure.dg:has(> noscript.dg-deferred)"));
+  // (No :has() here: where a browser lacks it, the selector would throw and leave every figure unbuilt.)
+  var deferred = Array.prototype.map.call(document.querySelectorAll("figure.dg > noscript.dg-deferred"), function (holder) {
+    return holder.parentElement;
+  });
   var nearing = null;
   var readingOn = false;
   function buildAll() {
