@@ -85,8 +85,12 @@
     keepAddress(figure);
   });
 
+  function holderOf(figure) {
+    return figure.querySelector(":scope > noscript.dg-deferred");
+  }
+
   function build(figure) {
-    var holder = figure.querySelector(":scope > noscript.dg-deferred");
+    var holder = holderOf(figure);
     if (!holder) return;
     var range = document.createRange();
     range.selectNode(holder);
@@ -99,9 +103,9 @@
   // ones below waits until someone reads on, instead of landing on the phone while the page is still loading.
   var whenIdle = window.requestIdleCallback || function (callback) { return window.setTimeout(callback, 200); };
   // (No :has() here: where a browser lacks it, the selector would throw and leave every figure unbuilt.)
-  var deferred = Array.prototype.map.call(document.querySelectorAll("figure.dg > noscript.dg-deferred"), function (holder) {
-    return holder.parentElement;
-  });
+  var holders = document.querySelectorAll("figure.dg > noscript.dg-deferred");
+  var deferred = Array.prototype.map.call(holders, function (holder) { return holder.parentElement; });
+  var readingEvents = ["scroll", "pointerdown", "touchstart"];
   var nearing = null;
   var readingOn = false;
   function buildAll() {
@@ -124,7 +128,7 @@
     deferred.forEach(function (figure) { nearing.observe(figure); });
   }
   function buildTheRestWhenIdle() {
-    var waiting = deferred.filter(function (figure) { return figure.querySelector(":scope > noscript.dg-deferred"); });
+    var waiting = deferred.filter(holderOf);
     if (!waiting.length) return;
     whenIdle(function () {
       build(waiting[0]);
@@ -134,16 +138,14 @@
   function startReading() {
     if (readingOn) return;
     readingOn = true;
-    ["scroll", "pointerdown", "touchstart"].forEach(function (type) {
-      window.removeEventListener(type, startReading, true);
-    });
+    readingEvents.forEach(function (type) { window.removeEventListener(type, startReading, true); });
     watch(); // observing again reports every figure once more, now with the reader's margin
     buildTheRestWhenIdle();
   }
   if (deferred.length) {
     if ("IntersectionObserver" in window) {
       watch();
-      ["scroll", "pointerdown", "touchstart"].forEach(function (type) {
+      readingEvents.forEach(function (type) {
         window.addEventListener(type, startReading, { capture: true, passive: true });
       });
       document.addEventListener("keydown", buildAll, true);

@@ -23,7 +23,8 @@ from tests.e2e.browser import (
 )
 
 DIAGRAM_IDS = ("link-compare", "topology", "ring-allreduce", "busbw-sweep", "scaling")
-CHAPTER = "/en/guides/nvlink"  # link-compare, topology, busbw-sweep and ring-allreduce
+CHAPTER = "/en/guides/nvlink"
+CHAPTER_FIGURES = ["diagram-link-compare", "diagram-topology", "diagram-busbw-sweep", "diagram-ring-allreduce"]
 MARKER = "window.__stillTheSamePage = true"
 MARKER_SURVIVES = "() => window.__stillTheSamePage === true"
 # Rendered size of every visible text: for SVG, the font size times the scale of the text's screen CTM.
@@ -109,9 +110,8 @@ def test_a_chapter_builds_each_figure_as_the_reader_nears_it(page: Page, live_se
     page.goto(live_server + CHAPTER)
     expect(page.locator("figure.dg")).to_have_count(4)
     # Not one figure is on a phone's first screen: the page arrives with their markup as inert text...
-    every_figure = ["diagram-link-compare", "diagram-topology", "diagram-busbw-sweep", "diagram-ring-allreduce"]
     page.wait_for_timeout(500)
-    assert deferred_ids(page) == every_figure
+    assert deferred_ids(page) == CHAPTER_FIGURES
     link_compare = page.locator("#diagram-link-compare")
     assert "<" not in link_compare.inner_text()  # ...which never shows as text
     assert horizontal_overflow_px(page) <= 0
@@ -130,7 +130,7 @@ def test_a_chapter_builds_each_figure_as_the_reader_nears_it(page: Page, live_se
 def test_printing_a_chapter_prints_every_figure(page: Page, live_server: str) -> None:
     page.set_viewport_size({"width": 375, "height": 800})
     page.goto(live_server + CHAPTER)
-    assert len(deferred_ids(page)) == 4  # none is in a phone's first screen
+    assert len(deferred_ids(page)) == len(CHAPTER_FIGURES)  # none is in a phone's first screen
     page.pdf()
     assert deferred_ids(page) == []
 
@@ -145,7 +145,7 @@ def test_tab_reaches_every_diagram_control_in_page_order(page: Page, live_server
             entered.append(figure)
         if figure == "diagram-ring-allreduce":
             break
-    assert entered == ["diagram-link-compare", "diagram-topology", "diagram-busbw-sweep", "diagram-ring-allreduce"]
+    assert entered == CHAPTER_FIGURES
     assert deferred_ids(page) == []
 
 
