@@ -32,7 +32,6 @@ from app.quiz.service import QuizPolicy
 from app.ratelimit import Limit
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-SHARED_DIR = PROJECT_ROOT.parent / "shared"
 TEST_SECRET = "test-secret-" + "x" * 40
 
 DATABASE_BACKENDS = ("sqlite", "postgresql")

@@ -21,10 +21,9 @@ from app.quiz.readmodels import AttemptView
 from app.quiz.service import QuizService
 from app.ratelimit import Limit
 from app.web.i18n import load_translations
-from tests.conftest import SHARED_DIR
 from tests.unit.quiz.helpers import CONTENT_DIR, T0, context, quiz_service, right_submission, run
 
-VECTORS = SHARED_DIR / "vectors"
+VECTORS = Path(__file__).resolve().parents[2] / "vectors"
 BASE_URL = "https://course.example"
 UNLIMITED = Limit(1_000_000, 1)
 GENEROUS = CertificatePolicy(UNLIMITED, UNLIMITED, UNLIMITED)
