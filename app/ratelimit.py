@@ -17,6 +17,7 @@ crosswise).
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +36,25 @@ MICROSECONDS = 1_000_000
 KEY_LENGTH = 128
 FORGET_EVERY = 32  # slots older than a day are deleted on one request in this many, on average
 FORGET_AFTER_US = 86_400 * MICROSECONDS
+
+
+IPV6_NETWORK_PREFIX = 64
+
+
+@lru_cache(maxsize=4096)
+def client_network(host: str) -> str:
+    """The per-address key of a client: an IPv4 address as it is (/32), an IPv6 address by its /64, since one
+    subscriber (or one attacker) is routinely handed a whole /64 and could otherwise take a new address per
+    request. An IPv4-mapped IPv6 address counts as its IPv4 address; a host that is no address stays as given."""
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, IPV6_NETWORK_PREFIX), strict=False))
+    return str(address)
 
 
 class RateLimitSlot(Base):

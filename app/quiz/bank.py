@@ -38,6 +38,9 @@ EXAM_ID = "exam"
 MAX_COMBINATIONS = 512
 MIN_CHAPTER_QUESTIONS = 10
 MIN_CHAPTER_NUMERIC = 3
+MIN_EXAM_PROMPTS = 50
+MIN_CALIBRATED_TOLERANCE = 10.0
+CALIBRATED_BY_DEFAULT = frozenset({"training_allreduce_time", "training_comm_fraction"})  # without `mode`
 QuestionType = Literal["single", "multiple", "numeric"]
 MISCONCEPTIONS: tuple[str, ...] = (
     "direction",
@@ -96,7 +99,10 @@ class QuestionModel(StrictModel):
     prompt: TextModel
     options: list[OptionModel] = Field(default_factory=list)
     unit: str | None = None
-    tolerance_percent: float = Field(default=1.0, gt=0, le=5)
+    tolerance_percent: float = Field(default=1.0, gt=0, le=25)
+    # A look-up: the prompt's own figures, put into one simulator call or one table row, give the answer. The
+    # exam may hold a few; the draw does not count them among the worked questions an attempt must include.
+    lookup: bool = False
     parameters: dict[str, ParameterValue | list[ParameterValue] | RangeModel] = Field(default_factory=dict)
     compute: ComputeModel | None = None
     explanation: TextModel
@@ -116,8 +122,8 @@ class QuestionModel(StrictModel):
                 raise ValueError(f"a single-choice question needs exactly one correct option (found {correct})")
             if self.type == "multiple" and correct < 1:
                 raise ValueError("a multiple-choice question needs at least one correct option")
-            if self.unit is not None or self.compute is not None or self.parameters:
-                raise ValueError("only numeric questions have a unit, parameters or a compute model")
+            if self.unit is not None or self.compute is not None or self.parameters or self.lookup:
+                raise ValueError("only numeric questions have a unit, parameters, a compute model or `lookup`")
         return self
 
 
@@ -204,9 +210,23 @@ class Question:
     tolerance_percent: float = 1.0
     parameters: Mapping[str, ParameterValues] = field(default_factory=lambda: MappingProxyType({}))
     model: str | None = None
+    lookup: bool = False
     # A sample quantity for the input's hint, in `unit`: a power of ten at least 100 times every answer the
     # parameters can produce, so the example shows the format and can never be the answer.
     hint_value: float | None = None
+
+    @property
+    def worked(self) -> bool:
+        """A numeric question that takes a step the course teaches, beyond copying the prompt into the lab."""
+        return self.type == "numeric" and not self.lookup
+
+    @property
+    def prompt_variants(self) -> int:
+        """How many different prompts the parameters can draw."""
+        return math.prod(
+            values.variants if isinstance(values, ParameterRange) else len(values)
+            for values in self.parameters.values()
+        )
 
     @property
     def correct_indexes(self) -> frozenset[int]:
@@ -231,7 +251,7 @@ class Quiz:
     pass_percent: int
     questions: tuple[Question, ...]
     draw: int  # questions per attempt
-    min_numeric: int  # at least this many drawn questions are numeric
+    min_worked: int  # at least this many drawn questions are worked numeric ones (Question.worked)
     time_limit_s: int | None = None
     attempts_per_day: int | None = None
     seconds_between_attempts: int = 0
@@ -272,7 +292,7 @@ class QuizCatalog:
 @lru_cache(maxsize=4096)  # pure, and Babel's formatting is slow next to the rest of a feedback fragment
 def format_parameter(name: str, value: ParameterValue, language: str) -> str:
     """How a drawn parameter reads in a prompt: sizes exactly in binary units, presets by name, numbers localised."""
-    if name == "message_bytes" and isinstance(value, int):
+    if name.endswith("_bytes") and isinstance(value, int):
         return exact_binary_size(value, language)
     if name == "system" and isinstance(value, str) and value in simulator.SYSTEMS:
         return simulator.SYSTEMS[value].name.removeprefix("NVIDIA ")
@@ -348,7 +368,7 @@ def _load_quiz(
             questions.append(question)
     numeric = sum(question.type == "numeric" for question in questions)
     draw = model.draw or len(model.questions)
-    min_numeric = math.ceil(draw / 4) if chapter is None else 0
+    min_worked = worked_needed(draw, model.pass_percent) if chapter is None else 0
     if chapter is None:
         if model.draw is None:
             found.add(("title",), "the exam needs `draw`: how many questions each attempt draws")
@@ -358,12 +378,7 @@ def _load_quiz(
                 f"the exam draws {draw} questions, so the bank needs at least {2 * draw} "
                 f"(it has {len(model.questions)})",
             )
-        if numeric < min_numeric:
-            found.add(
-                ("questions",),
-                f"a quarter of the {draw} drawn questions must be numeric: the bank needs "
-                f"at least {min_numeric} numeric questions (it has {numeric})",
-            )
+        _check_exam(model, questions, min_worked, found)
     else:
         if draw > len(model.questions):
             found.add(("draw",), f"draw is {draw} but the bank has only {len(model.questions)} questions")
@@ -396,11 +411,54 @@ def _load_quiz(
         pass_percent=model.pass_percent,
         questions=tuple(questions),
         draw=draw,
-        min_numeric=min_numeric,
+        min_worked=min_worked,
         time_limit_s=model.time_limit_minutes * 60 if model.time_limit_minutes else None,
         attempts_per_day=model.attempts_per_day,
         seconds_between_attempts=(model.minutes_between_attempts or 0) * 60,
     )
+
+
+def worked_needed(draw: int, pass_percent: int) -> int:
+    """The fewest worked numeric questions an exam attempt must hold so that every other question answered right
+    (choice questions and look-ups, which a harvested record or a copied prompt can answer) stays below the
+    pass mark: the smallest k with (draw − k) · 100 < pass_percent · draw."""
+    return (draw * (100 - pass_percent)) // 100 + 1
+
+
+def _check_exam(model: QuizModel, questions: list[Question], min_worked: int, found: _Problems) -> None:
+    """What keeps the exam a test of understanding (README, "Exam integrity")."""
+    positions = {entry.id: index for index, entry in enumerate(model.questions)}
+    numeric = [question for question in questions if question.type == "numeric"]
+    worked = [question for question in numeric if question.worked]
+    if len(worked) < 2 * min_worked:
+        found.add(
+            ("questions",),
+            f"each attempt draws at least {min_worked} worked numeric questions, so the bank needs at least "
+            f"{2 * min_worked} (it has {len(worked)})",
+        )
+    if 3 * len(worked) < 2 * len(numeric):
+        found.add(
+            ("questions",),
+            f"at least two thirds of the numeric questions must be worked, not look-ups "
+            f"({len(worked)} of {len(numeric)} are)",
+        )
+    for question in numeric:
+        where = ("questions", positions[question.id])
+        if question.prompt_variants < MIN_EXAM_PROMPTS:
+            found.add(
+                (*where, "parameters"),
+                f"an exam question needs at least {MIN_EXAM_PROMPTS} different prompts; its parameters "
+                f"draw {question.prompt_variants}",
+            )
+        calibrated = "calibrated" in probe_values(question.parameters.get("mode", ("ideal",)))
+        if question.model in CALIBRATED_BY_DEFAULT and "mode" not in question.parameters:
+            calibrated = True
+        if calibrated and question.tolerance_percent < MIN_CALIBRATED_TOLERANCE:
+            found.add(
+                (*where, "tolerance_percent"),
+                f"a question on the calibrated model needs a tolerance of at least {MIN_CALIBRATED_TOLERANCE} % "
+                "(the model's own error); ask a regime, an ordering or a bottleneck instead",
+            )
 
 
 def _text(model: TextModel) -> Text:
@@ -480,6 +538,7 @@ def _question(
         tolerance_percent=entry.tolerance_percent,
         parameters=MappingProxyType(parameters),
         model=entry.compute.model if entry.compute else None,
+        lookup=entry.lookup,
         hint_value=hint_value,
     )
 

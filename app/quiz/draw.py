@@ -5,8 +5,8 @@ explained (and reproduced in a test). Option tokens are not drawn here: they mus
 service takes them from `secrets`.
 
 An exam attempt covers the course, not the chapter with the most questions: the draw spreads over as many
-chapters as it can, at most ceil(draw / chapters) questions from any one, and still includes `min_numeric`
-numeric questions. Each pick takes a chapter uniformly among those drawn from least so far (so that a chapter
+chapters as it can, at most ceil(draw / chapters) questions from any one, and still includes `min_worked`
+worked numeric questions (not look-ups), so that no record of choice answers and copied look-ups can pass. Each pick takes a chapter uniformly among those drawn from least so far (so that a chapter
 with many questions is not drawn more often), then a question uniformly within it.
 """
 
@@ -58,8 +58,8 @@ def _balanced(quiz: Quiz, rng: random.Random) -> list[Question]:
     taken: dict[str, int] = {}
     picked: list[Question] = []
     while len(picked) < quiz.draw:
-        numeric_needed = sum(question.type == "numeric" for question in picked) < quiz.min_numeric
-        question = _pick(rng, available, taken, cap, lambda q: q.type == "numeric") if numeric_needed else None
+        worked_needed = sum(question.worked for question in picked) < quiz.min_worked
+        question = _pick(rng, available, taken, cap, lambda q: q.worked) if worked_needed else None
         if question is None:
             question = _pick(rng, available, taken, cap, lambda q: True)
         assert question is not None  # draw < len(questions), checked when the bank loads
@@ -70,7 +70,8 @@ def _balanced(quiz: Quiz, rng: random.Random) -> list[Question]:
 
 
 def draw_attempt(quiz: Quiz, seed: int) -> tuple[DrawnQuestion, ...]:
-    """`quiz.draw` questions, at least `quiz.min_numeric` of them numeric, spread over the chapters, shuffled."""
+    """`quiz.draw` questions, at least `quiz.min_worked` of them worked numeric ones, spread over the chapters,
+    shuffled."""
     rng = random.Random(seed)  # noqa: S311  (reproducible drawing, not a secret: tokens come from secrets)
     picked = list(quiz.questions) if quiz.draw >= len(quiz.questions) else _balanced(quiz, rng)
     rng.shuffle(picked)

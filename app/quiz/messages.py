@@ -23,7 +23,10 @@ SUBMISSION_ERRORS: dict[str, str] = {
         "(2.4 or 2,4), and thousands as 1024 or 1,024."
     ),
     "missing_unit": _("Add a unit after the number (s, ms, µs for time; GB/s or Gb/s for bandwidth)."),
-    "unknown_unit": _("Unknown unit. Use s, ms, µs, ns for time, or B/s, MB/s, GB/s, TB/s, Gb/s for bandwidth."),
+    "unknown_unit": _(
+        "Unknown unit. Use s, ms, µs, ns for time; B/s, MB/s, GB/s, TB/s, Gb/s for bandwidth; B, MB, GB, MiB, GiB "
+        "for sizes; % for a share."
+    ),
     "wrong_dimension": _("That unit measures something else: this question asks for %(unit)s."),
     "too_long": _("That answer is too long."),
     "out_of_range": _("That number is too large or too small to be an answer to any question here."),
@@ -142,13 +145,13 @@ class QuizText(Messages):
             return FeedbackLine(self.misconception(item.misconception), item.text.get(self.language))
         if item.diagnosis is not None:
             codes = item.diagnosis.split("+")
-            if item.ratio is None:  # the exam: name the slip, say nothing that leads back to the answer
-                labels = [label for label in map(self.misconception, codes) if label]
-                return FeedbackLine(None, " · ".join(labels) if labels else self.get(NOT_A_UNIT_SLIP))
             label = self.misconception(codes[0]) if len(codes) == 1 else None
             template = DIAGNOSES.get(item.diagnosis, DIAGNOSES["arithmetic"])
-            params = {"ratio": significant(item.ratio, self.language)} if "%(ratio)s" in template else {}
-            return FeedbackLine(label, self.get(template, **params))
+            if "%(ratio)s" not in template:
+                return FeedbackLine(label, self.get(template))
+            if item.ratio is None:  # a zero answer: there is no ratio to show
+                return FeedbackLine(label, self.get(NOT_A_UNIT_SLIP))
+            return FeedbackLine(label, self.get(template, ratio=significant(item.ratio, self.language)))
         return FeedbackLine(self.misconception(item.misconception), "")
 
     def expected(self, answer: AnswerView) -> str | None:

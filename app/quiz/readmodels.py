@@ -2,9 +2,11 @@
 and the bank.
 
 Correctness, feedback and explanations exist only on `AnswerView`, which exists only for a locked answer (and,
-on a closed attempt, for the review). On the final exam an answer reveals whether it was right and which
-misconception a wrong one shows, but never the right option, value or explanation until the learner has passed
-the exam (`reveal`): otherwise throw-away attempts would harvest the answer key.
+on a closed attempt, for the review). The final exam says nothing of a single answer (`reveal` is False): no
+verdict, no misconception name, no right option, value or explanation, until the attempt is over and the
+learner has passed the exam. A closed attempt gives its score and the sections to re-read, grouped by chapter.
+Every per-answer signal is something throw-away attempts could harvest: a verdict teaches the choice key, and a
+named slip ("both directions", "bits versus bytes") tells a script by what factor its number was off.
 """
 
 from __future__ import annotations
@@ -89,7 +91,12 @@ class AnswerView:
 
     @property
     def correct(self) -> bool:
+        """The grade itself, for scoring and for pages that may show it; `verdict` is what may leave the server."""
         return self.grade.correct
+
+    @property
+    def verdict(self) -> bool | None:
+        return self.grade.correct if self.reveal else None
 
     @property
     def chosen_tokens(self) -> tuple[str, ...]:
@@ -123,20 +130,19 @@ class AnswerView:
 
     @property
     def feedback(self) -> tuple[Feedback, ...]:
-        """What the answer shows: with `reveal`, each chosen option's own feedback or the numeric slip with its
-        ratio; without, only the names of the misconceptions (an option's text or a ratio would give the right
-        answer away)."""
+        """What the answer shows: each chosen option's own feedback or the numeric slip with its ratio; nothing
+        where the answer may not be judged yet (see `reveal`)."""
+        if not self.reveal:
+            return ()
         if self.drawn.type == "numeric":
             if self.grade.correct or not self.answered:
                 return ()
-            if not self.reveal:
-                return (Feedback(diagnosis=self.grade.diagnosis),)
             return (Feedback(diagnosis=self.grade.diagnosis, ratio=self.grade.ratio),)
         items = []
         for shown in self.drawn.options:
             if shown.index not in self.chosen:
                 continue
-            if shown.option.feedback is not None and self.reveal:
+            if shown.option.feedback is not None:
                 items.append(Feedback(text=shown.option.feedback, misconception=shown.option.misconception))
             elif shown.option.misconception is not None:
                 items.append(Feedback(misconception=shown.option.misconception))
@@ -145,9 +151,9 @@ class AnswerView:
     @property
     def misconceptions(self) -> tuple[str, ...]:
         """The misconceptions this answer shows, once each: the chosen options' (an option names its own), or
-        the slips a numeric diagnosis names ("arithmetic" and "sign" are mistakes, not misconceptions). The exam
-        names them too before it is passed: a name says what went wrong, not what is right."""
-        if not self.answered or self.correct:
+        the slips a numeric diagnosis names ("arithmetic" and "sign" are mistakes, not misconceptions). None
+        where the answer may not be judged yet: a slip's name tells by what factor a number was off."""
+        if not self.reveal or not self.answered or self.correct:
             return ()
         if self.drawn.type == "numeric":
             codes: list[str | None] = list((self.grade.diagnosis or "").split("+"))
@@ -192,6 +198,12 @@ class MisconceptionShown:
     code: str
     answers: int
     sections: tuple[tuple[str, str], ...]  # (chapter, section) of those questions, in question order, once each
+
+
+@dataclass(frozen=True, slots=True)
+class ChapterToReview:
+    chapter: str
+    sections: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,13 +262,15 @@ class AttemptView:
             return ()
         return tuple(answer for answer in self.review() if answer.partly_right)
 
-    def sections_to_review(self) -> tuple[tuple[str, str], ...]:
-        """(chapter, section) of every question answered wrong or not at all, in question order, once each."""
-        seen: dict[tuple[str, str], None] = {}
+    def sections_to_review(self) -> tuple[ChapterToReview, ...]:
+        """The sections of every question answered wrong or not at all, grouped by chapter (chapters in the order
+        their first such question came, sections in alphabetical order of their ids, once each), never per
+        question: on the exam this is all a closed attempt says before the learner has passed."""
+        grouped: dict[str, set[str]] = {}
         for answer in self.review():
             if not answer.correct:
-                seen[(answer.drawn.question.chapter, answer.drawn.question.section)] = None
-        return tuple(seen)
+                grouped.setdefault(answer.drawn.question.chapter, set()).add(answer.drawn.question.section)
+        return tuple(ChapterToReview(chapter, tuple(sorted(sections))) for chapter, sections in grouped.items())
 
 
 def drawn_questions(stored: list[dict[str, Any]], quiz: Quiz) -> tuple[DrawnView, ...]:

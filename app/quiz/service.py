@@ -304,7 +304,7 @@ class QuizService:
         )
         session.add(attempt)
         session.flush()
-        return attempt_view(attempt, quiz, [], self._reveal(session, quiz, context), drawn_for(attempt, quiz))
+        return attempt_view(attempt, quiz, [], not quiz.is_exam, drawn_for(attempt, quiz))
 
     async def attempt(self, context: RequestContext, attempt_id: str) -> AttemptView:
         """The attempt as its learner may see it; one past its time limit is closed here (with what is stored)."""
@@ -451,11 +451,15 @@ class QuizService:
 
     def _view(self, session: Session, context: RequestContext, attempt: QuizAttempt, quiz: Quiz) -> AttemptView:
         answers = list(session.scalars(_ANSWERS, {"attempt_id": attempt.id}))
-        return attempt_view(attempt, quiz, answers, self._reveal(session, quiz, context), drawn_for(attempt, quiz))
+        reveal = self._reveal(session, quiz, attempt, context)
+        return attempt_view(attempt, quiz, answers, reveal, drawn_for(attempt, quiz))
 
-    def _reveal(self, session: Session, quiz: Quiz, context: RequestContext) -> bool:
-        """Practice quizzes show every answer; the exam shows its answers only to a learner who has passed it."""
-        return not quiz.is_exam or self._has_passed(session, quiz, context.learner_id)
+    def _reveal(self, session: Session, quiz: Quiz, attempt: QuizAttempt, context: RequestContext) -> bool:
+        """Practice quizzes judge every answer at once. The exam judges none while an attempt is open, and after
+        it only for a learner who has passed the exam (that attempt or an earlier one)."""
+        if not quiz.is_exam:
+            return True
+        return attempt.state not in OPEN_STATES and self._has_passed(session, quiz, context.learner_id)
 
     @staticmethod
     def _has_passed(session: Session, quiz: Quiz, learner_id: str) -> bool:

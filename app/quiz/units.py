@@ -1,6 +1,7 @@
 """Quantities a learner types: "3.9 ms", "0.0039 s", "450 GB/s", "3.6 Tb/s", normalised to SI base units.
 
-Two dimensions occur in the course: time (base unit: seconds) and data rate (base unit: bytes per second).
+The course's answers are times (base unit: seconds), data rates (bytes per second), sizes (bytes: "MiB",
+"GB"), shares ("%", or a ratio as "×") and counts ("GPUs", "nodes").
 Bits and bytes are told apart by the case of the B, as everywhere in the course (GB/s = 10^9 bytes per
 second, Gb/s = 10^9 bits per second); a rate written in bits is converted to bytes, so "3.6 Tb/s" and
 "450 GB/s" are the same quantity. Decimal prefixes are powers of 1000, binary ones (Ki, Mi, Gi, Ti) of 1024.
@@ -61,29 +62,53 @@ _TIME_UNITS: dict[str, float] = {
     "ns": 1e-9,
     "나노초": 1e-9,
 }
+# A share or a ratio, and a number of things: the unit only says how the number is written.
+_RATIO_UNITS: dict[str, float] = {
+    "%": 0.01,
+    "percent": 0.01,
+    "퍼센트": 0.01,
+    "×": 1.0,
+    "x": 1.0,
+    "times": 1.0,
+    "배": 1.0,
+}
+_COUNT_UNITS: dict[str, float] = {
+    name: 1.0 for name in ("GPUs", "GPU", "gpus", "gpu", "ranks", "rank", "nodes", "node", "개", "대", "노드")
+}
 _DECIMAL_PREFIXES: dict[str, float] = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
 _BINARY_PREFIXES: dict[str, float] = {"ki": 2.0**10, "mi": 2.0**20, "gi": 2.0**30, "ti": 2.0**40}
-_RATE = re.compile(r"^(?P<prefix>[kKmMgGtTpP]i?)?(?P<size>[Bb])(?:/s|ps|/sec)$")
+_RATE = re.compile(r"^(?P<prefix>[kKmMgGtTpP]i?)?(?P<size>[Bb])(?P<rate>/s|ps|/sec)?$")
 _NUMBER = re.compile(rf"^\s*(?P<number>{NUMBER_WITH_COMMAS})\s*(?P<unit>\S.*?)?\s*$")
 MAX_TEXT_LENGTH = 64
 # The magnitudes an answer may have, in base units: far beyond any answer in the course (115 days; an exabyte
 # per second), and small enough that the grader's ratios and their formatting stay finite.
-MAGNITUDES: dict[Dimension, tuple[float, float]] = {Dimension.TIME: (1e-12, 1e7), Dimension.RATE: (1e-3, 1e18)}
+MAGNITUDES: dict[Dimension, tuple[float, float]] = {
+    Dimension.TIME: (1e-12, 1e7),
+    Dimension.RATE: (1e-3, 1e18),
+    Dimension.SIZE: (1e-3, 1e21),
+    Dimension.RATIO: (1e-9, 1e9),
+    Dimension.COUNT: (1e-3, 1e12),
+}
 
 
 def unit_named(symbol: str) -> Unit:
-    """The unit written `symbol` ("ms", "GB/s", "Gb/s", "GiB/s"); raises QuantityError("unknown_unit")."""
+    """The unit written `symbol` ("ms", "GB/s", "Gb/s", "GiB/s", "MiB", "%", "GPUs"); raises
+    QuantityError("unknown_unit")."""
     cleaned = symbol.strip()
     seconds = _TIME_UNITS.get(cleaned, _TIME_UNITS.get(cleaned.lower()))
     if seconds is not None:
         return Unit(cleaned, Dimension.TIME, seconds)
+    if cleaned in _RATIO_UNITS:
+        return Unit(cleaned, Dimension.RATIO, _RATIO_UNITS[cleaned])
+    if cleaned in _COUNT_UNITS:
+        return Unit(cleaned, Dimension.COUNT, 1.0)
     match = _RATE.match(cleaned)
     if match is None:
         raise QuantityError("unknown_unit", symbol)
     prefix = (match["prefix"] or "").lower()
     multiplier = _BINARY_PREFIXES[prefix] if prefix.endswith("i") else _DECIMAL_PREFIXES[prefix]
     bytes_per_unit = multiplier / 8.0 if match["size"] == "b" else multiplier
-    return Unit(cleaned, Dimension.RATE, bytes_per_unit)
+    return Unit(cleaned, Dimension.RATE if match["rate"] else Dimension.SIZE, bytes_per_unit)
 
 
 def parse_quantity(text: str, default_unit: str | None = None) -> Quantity:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from app.simulator import derived
 from app.simulator.collectives import CollectiveResult, simulate_collective, transfer_time_s
 from app.simulator.errors import SimulationError
 from app.simulator.links import LINKS, Link
@@ -24,6 +25,8 @@ class Dimension(StrEnum):
     TIME = "time"  # seconds
     RATE = "rate"  # bytes per second
     RATIO = "ratio"  # a fraction of 1
+    SIZE = "size"  # bytes
+    COUNT = "count"  # a whole number of things (GPUs, nodes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,10 +172,85 @@ def _training_comm_fraction(parameters: Mapping[str, ParameterValue]) -> Compute
     return Computed(step.ratio, ranks=step.ranks, op=step.op)
 
 
+def _busbw_from_time(parameters: Mapping[str, ParameterValue]) -> Computed:
+    op, ranks = _str(parameters, "op"), _int(parameters, "ranks")
+    value = derived.busbw_from_time_Bps(op, _int(parameters, "message_bytes"), _int(parameters, "time_us"), ranks)
+    return Computed(value, ranks=ranks, op=op)
+
+
+def _time_from_busbw(parameters: Mapping[str, ParameterValue]) -> Computed:
+    op, ranks = _str(parameters, "op"), _int(parameters, "ranks")
+    value = derived.time_from_busbw_s(op, _int(parameters, "message_bytes"), _int(parameters, "busbw_GBps"), ranks)
+    return Computed(value, ranks=ranks, op=op)
+
+
+def _algbw_from_busbw(parameters: Mapping[str, ParameterValue]) -> Computed:
+    op, ranks = _str(parameters, "op"), _int(parameters, "ranks")
+    return Computed(derived.algbw_from_busbw_Bps(op, _int(parameters, "busbw_GBps"), ranks), ranks=ranks, op=op)
+
+
+def _ring_crossover(parameters: Mapping[str, ParameterValue]) -> Computed:
+    link = _link(parameters)
+    value = derived.ring_crossover_bytes(
+        _int(parameters, "ranks"), _int(parameters, "alpha_us"), link.per_direction_GBps
+    )
+    return Computed(value, links_per_gpu=link.links_per_gpu)
+
+
+def _ring_bandwidth_bound_ranks(parameters: Mapping[str, ParameterValue]) -> Computed:
+    link = _link(parameters)
+    ranks = derived.ring_bandwidth_bound_ranks(
+        _int(parameters, "message_bytes"), _int(parameters, "alpha_us"), link.per_direction_GBps
+    )
+    return Computed(float(ranks), links_per_gpu=link.links_per_gpu)
+
+
+def _ring_budget(parameters: Mapping[str, ParameterValue]) -> Computed:
+    link = _link(parameters)
+    value = derived.ring_budget_bytes(
+        _int(parameters, "ranks"), _int(parameters, "alpha_us"), link.per_direction_GBps, _int(parameters, "budget_us")
+    )
+    return Computed(value, ranks=_int(parameters, "ranks"), links_per_gpu=link.links_per_gpu)
+
+
+def _data_in_time(parameters: Mapping[str, ParameterValue]) -> Computed:
+    link = _link(parameters)
+    return Computed(
+        derived.data_in_time_bytes(link.per_direction_GBps, _int(parameters, "time_ms")),
+        links_per_gpu=link.links_per_gpu,
+    )
+
+
+def _node_transfer_time(parameters: Mapping[str, ParameterValue]) -> Computed:
+    system = _system(parameters)
+    nic = LINKS[system.scale_out]
+    return Computed(
+        derived.node_transfer_time_s(_int(parameters, "message_bytes"), system.nics_per_node, nic.per_direction_GBps)
+    )
+
+
+def _nccl_size(parameters: Mapping[str, ParameterValue]) -> Computed:
+    ranks = _int(parameters, "ranks")
+    op = _str(parameters, "op")
+    return Computed(float(derived.nccl_size_bytes(op, _int(parameters, "shard_bytes"), ranks)), ranks=ranks, op=op)
+
+
+def _nvls_time_saved(parameters: Mapping[str, ParameterValue]) -> Computed:
+    """How much sooner an NVLS all-reduce ends than a ring one of the same buffer (ideal model): the ring moves
+    2(n−1)/n · S per GPU, NVLS (n+1)/n · S."""
+    times = [
+        _collective({**parameters, "op": "all_reduce", "algorithm": algorithm, "mode": "ideal"}).time_s
+        for algorithm in ("ring", "nvls")
+    ]
+    return Computed(times[0] - times[1], ranks=_int(parameters, "gpus_per_node"), op="all_reduce")
+
+
 _TRAINING_REQUIRED = frozenset({"parameters", "system", "nodes"})
 _TRAINING_OPTIONAL = frozenset({"compute_time_ms", "bytes_per_gradient", "mode", "algorithm", "gpus_per_node"})
 _COLLECTIVE_OPTIONAL = frozenset({"nodes", "gpus_per_node", "algorithm", "mode"})
 _COLLECTIVE_REQUIRED = frozenset({"op", "message_bytes", "system"})
+
+_NCCL_LINE = frozenset({"op", "message_bytes", "ranks"})
 
 MODELS: Mapping[str, Model] = {
     "transfer_time": Model(Dimension.TIME, frozenset({"message_bytes", "link"}), frozenset(), _transfer_time),
@@ -187,6 +265,26 @@ MODELS: Mapping[str, Model] = {
         _TRAINING_REQUIRED | {"compute_time_ms"},
         _TRAINING_OPTIONAL - {"compute_time_ms"},
         _training_comm_fraction,
+    ),
+    "busbw_from_time": Model(Dimension.RATE, _NCCL_LINE | {"time_us"}, frozenset(), _busbw_from_time),
+    "time_from_busbw": Model(Dimension.TIME, _NCCL_LINE | {"busbw_GBps"}, frozenset(), _time_from_busbw),
+    "algbw_from_busbw": Model(Dimension.RATE, frozenset({"op", "ranks", "busbw_GBps"}), frozenset(), _algbw_from_busbw),
+    "ring_crossover_size": Model(
+        Dimension.SIZE, frozenset({"ranks", "alpha_us", "link"}), frozenset(), _ring_crossover
+    ),
+    "ring_bandwidth_bound_ranks": Model(
+        Dimension.COUNT, frozenset({"message_bytes", "alpha_us", "link"}), frozenset(), _ring_bandwidth_bound_ranks
+    ),
+    "ring_budget_size": Model(
+        Dimension.SIZE, frozenset({"ranks", "alpha_us", "link", "budget_us"}), frozenset(), _ring_budget
+    ),
+    "data_in_time": Model(Dimension.SIZE, frozenset({"link", "time_ms"}), frozenset(), _data_in_time),
+    "node_transfer_time": Model(
+        Dimension.TIME, frozenset({"message_bytes", "system"}), frozenset(), _node_transfer_time
+    ),
+    "nccl_size": Model(Dimension.SIZE, frozenset({"op", "shard_bytes", "ranks"}), frozenset(), _nccl_size),
+    "nvls_time_saved": Model(
+        Dimension.TIME, frozenset({"system", "gpus_per_node", "message_bytes"}), frozenset(), _nvls_time_saved
     ),
 }
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request, status
+from starlette.requests import HTTPConnection
 from starlette.responses import HTMLResponse, Response
 
 from app.certificates.service import CertificateService
 from app.context import RequestContext
 from app.i18n import LANGUAGES
 from app.quiz.service import QuizService
+from app.ratelimit import client_network
 from app.web.i18n import request_language
 from app.web.middleware.identity import learner_identity
 from app.web.state import AppState, app_state
@@ -23,6 +25,11 @@ NO_STORE = {"cache-control": "no-store", "vary": "HX-Request"}
 # worker thread, a hand-off that cost more than the rest of a dependency's work (a dozen per quiz answer).
 
 
+def client_of(connection: HTTPConnection) -> str:
+    """The key of the client's network for per-address limits (IPv4 /32, IPv6 /64; see ratelimit)."""
+    return client_network(connection.client.host) if connection.client else "unknown"
+
+
 def request_context(request: Request, language: str | None = None) -> RequestContext:
     state = app_state(request)
     identity = learner_identity(request)
@@ -30,7 +37,7 @@ def request_context(request: Request, language: str | None = None) -> RequestCon
         learner_id=identity.learner_id,
         returning=identity.known_id is not None,
         language=language or request_language(request),
-        client=request.client.host if request.client else "unknown",
+        client=client_of(request),
         now=state.clock(),
     )
 

@@ -151,7 +151,7 @@ def test_a_stored_absurd_value_never_breaks_a_response_or_a_page(
             f"/api/v1/attempts/{attempt_id}/answers?lang={lang}", json={"question_id": absurd_id, "value": "1 ms"}
         )
         assert replay.status_code == 409, replay.text
-        assert replay.json()["answer"]["correct"] is False
+        assert replay.json()["answer"]["correct"] is (None if landing == "/en/exam" else False)  # the exam is silent
         assert replay.json()["answer"]["question_id"] == absurd_id
         url = f"/{lang}/attempts/{attempt_id}/questions/{absurd_id}"
         replayed = client.post(url, data={"value": "1 ms"}, headers=HX)
@@ -171,6 +171,10 @@ def test_a_stored_absurd_value_never_breaks_a_response_or_a_page(
         for path in ("result", "review"):
             response = client.get(f"/{lang}/attempts/{attempt_id}/{path}")
             assert response.status_code == 200, (lang, path)
-        assert "1e30" in client.get(f"/{lang}/attempts/{attempt_id}/review").text
+        review = client.get(f"/{lang}/attempts/{attempt_id}/review")
+        if landing == "/en/exam":  # a failed exam has no per-question review: the address leads to the result
+            assert review.history[0].status_code == 303
+        else:
+            assert "1e30" in review.text
         assert client.get(f"/api/v1/attempts/{attempt_id}?lang={lang}").status_code == 200
     assert client.get("/en/").status_code == 200

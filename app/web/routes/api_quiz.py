@@ -67,20 +67,24 @@ class AnswerIn(BaseModel):
     unit: str | None = Field(default=None, max_length=16, description="The unit of `value`, if not in it.")
 
 
+UNTIL_PASSED = "On the final exam: null until the attempt is over and the learner has passed the exam."
+
+
 class AnswerOut(BaseModel):
     question_id: str
-    correct: bool
-    explanation: str | None = Field(description="Null on the final exam until the learner has passed it.")
-    correct_tokens: list[str] | None = Field(
-        default=None, description="Choice questions; null on the final exam until the learner has passed it."
-    )
-    correct_value: float | None = Field(
-        default=None, description="Numeric questions, in `unit`; null on the final exam until passed."
-    )
+    correct: bool | None = Field(description=f"Whether the answer is right. {UNTIL_PASSED}")
+    explanation: str | None = Field(description=UNTIL_PASSED)
+    correct_tokens: list[str] | None = Field(default=None, description=f"Choice questions. {UNTIL_PASSED}")
+    correct_value: float | None = Field(default=None, description=f"Numeric questions, in `unit`. {UNTIL_PASSED}")
     unit: str | None = None
-    feedback: list[str] = Field(
-        description="What the chosen options or the numeric slip reveal (on the exam: the misconception only)."
+    feedback: list[str] | None = Field(
+        description=f"What the chosen options or the numeric slip reveal (a named misconception). {UNTIL_PASSED}"
     )
+
+
+class ChapterToReviewOut(BaseModel):
+    chapter: str = Field(description="The chapter's slug.")
+    sections: list[str] = Field(description="Heading ids of the chapter (`/{lang}/guides/{chapter}#{section}`).")
 
 
 class AnswerConflictOut(BaseModel):
@@ -104,6 +108,9 @@ class AttemptOut(BaseModel):
     answers: list[AnswerOut]
     score_percent: int | None
     passed: bool | None
+    sections_to_review: list[ChapterToReviewOut] | None = Field(
+        description="Once the attempt is over: the sections of the questions missed, by chapter, never per question."
+    )
 
 
 def _text(request: Request) -> QuizText:
@@ -126,14 +133,15 @@ def questions_out(attempt: AttemptView, language: str) -> list[QuestionOut]:
 
 def answer_out(answer: AnswerView, text: QuizText) -> AnswerOut:
     tokens = answer.correct_tokens
+    feedback = [f"{line.label}: {line.text}" if line.label else line.text for line in text.feedback(answer)]
     return AnswerOut(
         question_id=answer.question_id,
-        correct=answer.correct,
+        correct=answer.verdict,
         explanation=answer.explanation(text.language),
         correct_tokens=list(tokens) if tokens is not None else None,
         correct_value=answer.correct_value,
         unit=answer.drawn.unit,
-        feedback=[f"{line.label}: {line.text}" if line.label else line.text for line in text.feedback(answer)],
+        feedback=feedback if answer.reveal else None,
     )
 
 
@@ -149,6 +157,12 @@ def attempt_out(attempt: AttemptView, text: QuizText) -> AttemptOut:
         answers=[answer_out(answer, text) for answer in attempt.answers.values()],
         score_percent=attempt.score_percent,
         passed=attempt.passed,
+        sections_to_review=None
+        if attempt.is_open
+        else [
+            ChapterToReviewOut(chapter=group.chapter, sections=list(group.sections))
+            for group in attempt.sections_to_review()
+        ],
     )
 
 

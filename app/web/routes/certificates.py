@@ -30,6 +30,7 @@ from app.web.deps import (
     LanguageDep,
     PageDep,
     StateDep,
+    client_of,
     no_store,
     refuse_cross_origin,
 )
@@ -77,10 +78,6 @@ STATUS_LIST_CACHE = "public, max-age=60"
 KEYS_CACHE = "public, max-age=60"
 
 
-def _client(connection: HTTPConnection) -> str:
-    return connection.client.host if connection.client else "unknown"
-
-
 # --- the claim step ---------------------------------------------------------------------------------------
 
 
@@ -116,19 +113,19 @@ def _artifact(body: bytes, media_type: str, filename: str | None = None) -> Resp
 
 @router.get("/c/{certificate_id}.json", name="certificate_json")
 async def certificate_json(request: Request, certificate_id: str, certificates: CertificateServiceDep) -> Response:
-    found, body = await certificates.artifact(_client(request), certificate_id, "json")
+    found, body = await certificates.artifact(client_of(request), certificate_id, "json")
     return _artifact(body, "application/json", f"{found}.json")
 
 
 @router.get("/c/{certificate_id}.jwt", name="certificate_jwt")
 async def certificate_jwt(request: Request, certificate_id: str, certificates: CertificateServiceDep) -> Response:
-    found, body = await certificates.artifact(_client(request), certificate_id, "jwt")
+    found, body = await certificates.artifact(client_of(request), certificate_id, "jwt")
     return _artifact(body, "application/jwt", f"{found}.jwt")
 
 
 @router.get("/c/{certificate_id}.pdf", name="certificate_pdf")
 async def certificate_pdf(request: Request, certificate_id: str, certificates: CertificateServiceDep) -> Response:
-    found, body = await certificates.artifact(_client(request), certificate_id, "pdf")
+    found, body = await certificates.artifact(client_of(request), certificate_id, "pdf")
     response = _artifact(body, "application/pdf", f"certificate-{found}.pdf")
     response.headers["cache-control"] = "no-cache"  # shows the revocation, once there is one
     return response
@@ -136,7 +133,7 @@ async def certificate_pdf(request: Request, certificate_id: str, certificates: C
 
 @router.get("/c/{certificate_id}.png", name="certificate_image")
 async def certificate_image(request: Request, certificate_id: str, certificates: CertificateServiceDep) -> Response:
-    _found, body = await certificates.artifact(_client(request), certificate_id, "png")
+    _found, body = await certificates.artifact(client_of(request), certificate_id, "png")
     response = _artifact(body, "image/png")
     response.headers["cache-control"] = "no-cache"
     return response
@@ -158,7 +155,7 @@ async def certificate_page(
     qr: Annotated[str | None, Query(max_length=4096)] = None,
 ) -> Response:
     language = request_language(request)
-    client = _client(request)
+    client = client_of(request)
     qr_check = None
     if qr:
         view, check, matches = await certificates.check_fragment(client, certificate_id, qr)
@@ -190,7 +187,7 @@ async def certificate_page(
             _PAGES.pop(next(iter(_PAGES)))
 
     async def recheck(connection: HTTPConnection) -> Representation | None:
-        again = await certificates.recheck(_client(connection), certificate_id)
+        again = await certificates.recheck(client_of(connection), certificate_id)
         return _PAGES.get(_page_key(request_language(connection), again)) if again is not None else None
 
     return RecheckedResponse(prepared, recheck)
@@ -299,5 +296,5 @@ async def verify_credential(
 ) -> VerifyOut:
     token = body.get("jwt")
     submitted: dict[str, Any] | str = token if set(body) == {"jwt"} and isinstance(token, str) else body
-    verification = await certificates.verify(_client(request), submitted)
+    verification = await certificates.verify(client_of(request), submitted)
     return verification_out(verification, certificates.text(request_language(request)))

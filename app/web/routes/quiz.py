@@ -141,4 +141,6 @@ async def review(page: PageDep, quiz: QuizServiceDep, attempt_id: str) -> Respon
     attempt = await quiz.attempt(page.context, attempt_id)
     if attempt.is_open:  # the review shows every right answer it may: only once the attempt is over
         return _see_other(page, "attempt", attempt_id=attempt.id)
+    if not attempt.reveal:  # an exam not yet passed is judged as a whole: its result page says all there is
+        return _see_other(page, "attempt_result", attempt_id=attempt.id)
     return page.render("quiz/review.html", attempt=attempt, quiz=attempt.quiz)

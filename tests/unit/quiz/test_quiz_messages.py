@@ -101,19 +101,19 @@ def test_a_unit_slip_is_named_and_explained() -> None:
     assert "×8" in two[0].text
 
 
-def test_hidden_exam_feedback_names_the_slip_and_nothing_that_leads_to_the_answer() -> None:
-    hidden = numeric_answer(Grade(False, "direction+bits-bytes", 16.0), reveal=False)
-    assert [(line.label, line.text) for line in text("en").feedback(hidden)] == [
-        (None, "Both directions versus one · Bits versus bytes")
-    ]
-    arithmetic = numeric_answer(Grade(False, "arithmetic", 3.0), reveal=False)
-    assert [line.text for line in text("en").feedback(arithmetic)] == [
-        "Not one of the usual unit slips: recheck the arithmetic."
-    ]
-    assert [line.text for line in text("ko").feedback(arithmetic)] == [
-        "흔한 단위 실수는 아닙니다. 계산을 다시 확인하십시오."
-    ]
-    assert text("en").expected(hidden) is None
+def test_hidden_exam_feedback_says_nothing_not_even_the_slip() -> None:
+    for grade in (Grade(False, "direction+bits-bytes", 16.0), Grade(False, "arithmetic", 3.0), Grade(True)):
+        hidden = numeric_answer(grade, reveal=False)
+        assert text("en").feedback(hidden) == []
+        assert text("ko").feedback(hidden) == []
+        assert text("en").expected(hidden) is None
+
+
+def test_a_zero_answer_gets_a_sentence_without_a_ratio() -> None:
+    lines = text("en").feedback(numeric_answer(Grade(False, "arithmetic", None)))
+    assert [line.text for line in lines] == ["Not one of the usual unit slips: recheck the arithmetic."]
+    korean = text("ko").feedback(numeric_answer(Grade(False, "arithmetic", None)))
+    assert [line.text for line in korean] == ["흔한 단위 실수는 아닙니다. 계산을 다시 확인하십시오."]
 
 
 def test_a_wrong_option_shows_its_own_feedback_only_when_revealed() -> None:
@@ -125,8 +125,7 @@ def test_a_wrong_option_shows_its_own_feedback_only_when_revealed() -> None:
     label = text("ko").misconception(option.misconception)
     revealed = text("ko").feedback(choice_answer(wrong))
     assert [(line.label, line.text) for line in revealed] == [(label, option.feedback.get("ko"))]
-    hidden = text("ko").feedback(choice_answer(wrong, reveal=False))
-    assert [(line.label, line.text) for line in hidden] == [(label, "")]
+    assert text("ko").feedback(choice_answer(wrong, reveal=False)) == []
     right = next(index for index, option in enumerate(question.options) if option.correct)
     assert text("en").feedback(choice_answer(right)) == []
 

@@ -234,19 +234,20 @@ def test_bad_submissions_store_nothing(database: Database) -> None:
 def test_the_exam_time_limit_closes_the_attempt_with_what_was_stored(database: Database) -> None:
     service = quiz_service(database)
     attempt = start(service, "exam")
-    assert attempt.deadline_at == T0 + timedelta(minutes=30)
-    answer(service, attempt.id, attempt.questions[0], at=T0 + timedelta(minutes=29))
+    limit = timedelta(minutes=40)
+    assert attempt.deadline_at == T0 + limit
+    answer(service, attempt.id, attempt.questions[0], at=T0 + limit - timedelta(minutes=1))
     with pytest.raises(AttemptClosedError) as raised:
-        answer(service, attempt.id, attempt.questions[1], at=T0 + timedelta(minutes=31))
+        answer(service, attempt.id, attempt.questions[1], at=T0 + limit + timedelta(minutes=1))
     assert raised.value.code == "timed_out"
     closed = raised.value.attempt
     assert (closed.state, closed.correct_count, closed.score_percent) == ("expired", 1, 10)
-    assert closed.finished_at == T0 + timedelta(minutes=31)
+    assert closed.finished_at == T0 + limit + timedelta(minutes=1)
     with pytest.raises(AttemptClosedError) as raised:  # from now on, just closed
-        answer(service, attempt.id, attempt.questions[2], at=T0 + timedelta(minutes=32))
+        answer(service, attempt.id, attempt.questions[2], at=T0 + limit + timedelta(minutes=2))
     assert raised.value.code == "closed"
-    late = finish(service, attempt.id, at=T0 + timedelta(minutes=40))
-    assert (late.state, late.finished_at) == ("expired", T0 + timedelta(minutes=31))
+    late = finish(service, attempt.id, at=T0 + limit + timedelta(minutes=10))
+    assert (late.state, late.finished_at) == ("expired", T0 + limit + timedelta(minutes=1))
     assert count(database, QuizAnswer) == 1
 
 
@@ -291,15 +292,17 @@ def test_a_new_learner_is_created_on_the_first_start_only(database: Database) ->
 
 
 def assert_hidden(answer: AnswerView) -> None:
-    """An exam answer before the learner has passed the exam: right or wrong and the misconception, no more."""
+    """An exam answer while the attempt runs, or before the learner has passed the exam: no verdict, no slip, no
+    right option or value, no explanation."""
     assert answer.reveal is False
+    assert answer.verdict is None
     assert answer.correct_tokens is None
     assert answer.correct_value is None
     assert answer.explanation("en") is None
     assert answer.explanation("ko") is None
     assert not any(answer.marks_right(shown) for shown in answer.drawn.options)
-    for item in answer.feedback:
-        assert (item.text, item.ratio) == (None, None)
+    assert answer.feedback == ()
+    assert answer.misconceptions == ()
 
 
 def test_exam_answers_reveal_nothing_until_the_learner_passed_the_exam(database: Database) -> None:
@@ -310,24 +313,30 @@ def test_exam_answers_reveal_nothing_until_the_learner_passed_the_exam(database:
     hidden_numeric = answer(service, attempt.id, numeric, right=False).answer
     hidden_choice = answer(service, attempt.id, choice, right=False).answer
     for hidden in (hidden_numeric, hidden_choice):
-        assert hidden.correct is False
+        assert hidden.correct is False  # graded and stored, but not said
         assert_hidden(hidden)
-    assert [item.diagnosis for item in hidden_numeric.feedback] == ["arithmetic"]  # the slip is named
     chosen = next(shown for shown in choice.options if shown.token in hidden_choice.chosen_tokens)
-    assert [item.misconception for item in hidden_choice.feedback] == [chosen.option.misconception]
     assert chosen.option.feedback is not None  # there was a text to hide
     with pytest.raises(AlreadyAnsweredError) as raised:  # a replay reveals no more than the answer did
         answer(service, attempt.id, choice)
     assert_hidden(raised.value.answer)
     done = finish(service, attempt.id)
     assert done.passed is False
+    assert done.misconceptions_shown() == ()
+    assert done.partly_right() == ()
     for item in done.review():
         assert_hidden(item)
+    wrong_chapters = {numeric.question.chapter, choice.question.chapter}
+    assert wrong_chapters <= {group.chapter for group in done.sections_to_review()}
 
-    pass_quiz(service, "exam", at=T0 + timedelta(minutes=11))
-    revealed = read(service, attempt.id, at=T0 + timedelta(minutes=12))
+    passing = start(service, "exam", at=T0 + timedelta(minutes=11))
+    for drawn in passing.questions:  # a learner who knows still hears nothing while the attempt runs
+        assert_hidden(answer(service, passing.id, drawn, at=T0 + timedelta(minutes=12)).answer)
+    assert finish(service, passing.id, at=T0 + timedelta(minutes=13)).passed is True
+    revealed = read(service, attempt.id, at=T0 + timedelta(minutes=14))
     assert revealed.reveal is True
     numeric_answer, choice_answer = revealed.answers[numeric.id], revealed.answers[choice.id]
+    assert numeric_answer.verdict is False
     assert numeric_answer.correct_value == pytest.approx(right_value(numeric))
     assert [item.ratio for item in numeric_answer.feedback] == [pytest.approx(3.0)]
     assert choice_answer.correct_tokens == tuple(s.token for s in choice.options if s.option.correct)
@@ -337,6 +346,8 @@ def test_exam_answers_reveal_nothing_until_the_learner_passed_the_exam(database:
         assert explanation
         assert "{" not in explanation
 
+    again = start(service, "exam", at=T0 + timedelta(minutes=25))  # passed, but this attempt is running
+    assert_hidden(answer(service, again.id, again.questions[0], at=T0 + timedelta(minutes=26)).answer)
     stranger = start(service, "exam", learner=OTHER, at=T0 + timedelta(minutes=13))  # has not passed it
     assert_hidden(answer(service, stranger.id, stranger.questions[0], learner=OTHER).answer)
 
@@ -354,20 +365,20 @@ def test_practice_quizzes_reveal_at_once(database: Database) -> None:
     assert wrong_choice.explanation("ko")
 
 
-def test_sections_to_review_are_the_wrong_and_unanswered_ones_in_order_once(database: Database) -> None:
+def test_sections_to_review_are_the_wrong_and_unanswered_ones_by_chapter_once(database: Database) -> None:
     service = quiz_service(database)
     attempt = start(service)
     first, second, *rest = attempt.questions
     answer(service, attempt.id, first)
     answer(service, attempt.id, second, right=False)
     done = finish(service, attempt.id)
-    expected: list[tuple[str, str]] = []
+    expected: dict[str, set[str]] = {}
     for drawn in (second, *rest):
-        section = (drawn.question.chapter, drawn.question.section)
-        if section not in expected:
-            expected.append(section)
-    assert done.sections_to_review() == tuple(expected)
-    assert len(set(done.sections_to_review())) == len(done.sections_to_review())  # each section once
+        expected.setdefault(drawn.question.chapter, set()).add(drawn.question.section)
+    groups = done.sections_to_review()
+    assert {group.chapter: set(group.sections) for group in groups} == expected
+    for group in groups:  # each section once, in an order that says nothing of the questions' order
+        assert list(group.sections) == sorted(set(group.sections))
     reviewed = done.review()
     assert [item.answered for item in reviewed] == [True, True] + [False] * len(rest)
     assert [item.correct for item in reviewed] == [True] + [False] * (len(rest) + 1)

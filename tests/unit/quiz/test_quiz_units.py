@@ -56,7 +56,7 @@ def test_a_bare_number_takes_the_default_unit() -> None:
         ("1e999 ms", "not_a_number"),
         ("3.9", "missing_unit"),
         ("9" * 80, "too_long"),
-        ("3.9 GB", "unknown_unit"),
+        ("3.9 GB/h", "unknown_unit"),
         ("2,4567 ms", "ambiguous_comma"),  # neither a decimal comma nor thousands: not guessed
         ("0,125 s", "ambiguous_comma"),
         ("1,2,3 GB/s", "ambiguous_comma"),
@@ -98,7 +98,13 @@ def test_magnitudes_beyond_any_answer_are_refused(value: float | str, unit: str 
 @pytest.mark.parametrize("dimension", list(MAGNITUDES))
 def test_the_magnitude_bounds_themselves_are_answers(dimension: Dimension) -> None:
     smallest, largest = MAGNITUDES[dimension]
-    base_unit = "s" if dimension is Dimension.TIME else "B/s"
+    base_unit = {
+        Dimension.TIME: "s",
+        Dimension.RATE: "B/s",
+        Dimension.SIZE: "B",
+        Dimension.RATIO: "×",
+        Dimension.COUNT: "GPUs",
+    }[dimension]
     for value in (smallest, largest, -largest, 0.0):
         assert quantity_from_parts(value, base_unit, base_unit).base_value == value
     for value in (largest * 1.001, smallest / 1.001):
