@@ -6,8 +6,9 @@ service takes them from `secrets`.
 
 An exam attempt covers the course, not the chapter with the most questions: the draw spreads over as many
 chapters as it can, at most ceil(draw / chapters) questions from any one, and still includes `min_worked`
-worked numeric questions (not look-ups), so that no record of choice answers and copied look-ups can pass. Each pick takes a chapter uniformly among those drawn from least so far (so that a chapter
-with many questions is not drawn more often), then a question uniformly within it.
+worked numeric questions (not look-ups), so that no record of choice answers and copied look-ups can pass.
+Each pick takes a chapter uniformly among those drawn from least so far (so that a chapter with many questions
+is not drawn more often), then a question uniformly within it.
 """
 
 from __future__ import annotations

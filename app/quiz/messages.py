@@ -73,6 +73,7 @@ CONFLICTS: dict[str, str] = {
 
 RATE_LIMITS: dict[str, str] = {
     "requests": _("Too many requests. Please wait %(seconds)s seconds and try again."),
+    "requests_long": _("Too many requests from your network. Please try again in %(wait)s."),
     "exam_daily": _("You can take the exam at most %(count)s times in 24 hours. Try again in %(wait)s."),
     "exam_gap": _("Please wait %(wait)s before starting the exam again."),
 }
@@ -123,6 +124,8 @@ class QuizText(Messages):
             return self.get(RATE_LIMITS["exam_daily"], count=count or 0, wait=wait)
         if error.reason == "exam_gap":
             return self.get(RATE_LIMITS["exam_gap"], wait=wait)
+        if error.retry_after_s > 90:  # "90103 seconds" says nothing a person can use
+            return self.get(RATE_LIMITS["requests_long"], wait=wait)
         return self.get(RATE_LIMITS["requests"], seconds=error.retry_after_s)
 
     def duration(self, seconds: int) -> str:
