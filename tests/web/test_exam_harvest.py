@@ -43,16 +43,8 @@ RECORD_ATTACKERS = 100
 PROMPTS_PER_QUESTION = 40
 SILENT_KEYS = ("correct", "explanation", "correct_tokens", "correct_value", "feedback")
 VERDICT_WORDS = (
-    "Correct.",
-    "Not quite.",
-    "quiz-tag",
-    "is-right",
-    "is-wrong",
-    "Expected:",
-    "정답입니다",
-    "틀렸습니다",
-    "정답:",
-    "quiz-mark-right",
+    *("Correct.", "Not quite.", "Expected:", "quiz-tag", "is-right", "is-wrong", "quiz-mark-right"),
+    *("정답입니다", "틀렸습니다", "정답:"),  # the Korean of the first three
 )
 
 
