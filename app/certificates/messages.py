@@ -70,8 +70,10 @@ PASSED = _("Passed.")
 
 # The credential's own words, in the certificate's language.
 ACHIEVEMENT_CRITERIA = _(
-    "Passed the final exam of the course, %(count)d questions drawn from every chapter, with at least "
-    "%(percent)d %% right."
+    "Passed the course's final exam on %(date)s: %(count)d questions drawn from every chapter, at least "
+    "%(worked)d of them calculations worked from the course's formulas, open book with the course's interactive "
+    "lab, in at most %(minutes)d minutes, with at least %(percent)d %% right. The exam gives no verdict on an "
+    "answer before it ends."
 )
 EVIDENCE_NAME = _("Final exam")
 EVIDENCE_DESCRIPTION = _(

@@ -37,6 +37,7 @@ class CertificateView:
     key: PublicKey | None
     score_percent: int | None
     pass_percent: int | None
+    criteria: str | None  # what the certificate attests: the achievement's criteria narrative
     revoked_at: datetime | None
     revocation_reason: str | None  # "superseded" (a name correction) or the operator's words
     replaced_by: str | None
@@ -188,6 +189,7 @@ class CredentialFacts:
     issuer_id: str | None
     score_percent: int | None
     pass_percent: int | None
+    criteria: str | None
 
 
 def credential_facts(stored: Mapping[str, Any]) -> CredentialFacts:
@@ -210,6 +212,7 @@ def credential_facts(stored: Mapping[str, Any]) -> CredentialFacts:
         issuer_id=_string(issuer.get("id")),
         score_percent=_integer(evidence.get("scorePercent")),
         pass_percent=_integer(evidence.get("passPercent")),
+        criteria=_string(_mapping(achievement.get("criteria")).get("narrative")),
     )
 
 
@@ -232,6 +235,7 @@ def certificate_view(
         key=verification.key,
         score_percent=facts.score_percent,
         pass_percent=facts.pass_percent,
+        criteria=facts.criteria,
         revoked_at=aware(row.revoked_at) if row.revoked_at else None,
         revocation_reason=row.revocation_reason,
         replaced_by=row.replaced_by,

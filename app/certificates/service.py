@@ -380,7 +380,7 @@ class CertificateService:
             issuer=self.issuer,
             certificate_id=certificate_id,
             issued_at=now,
-            achievement=self._achievement(text),
+            achievement=self._achievement(text, aware(attempt.finished_at) if attempt and attempt.finished_at else now),
             subject_identifiers=documents.identifiers(name, email, documents.new_salt() if email else None),
             status=documents.status_entry(self.issuer, status_list.number, index),
             evidence=[self._evidence(text, attempt)],
@@ -408,12 +408,19 @@ class CertificateService:
         session.flush()
         return row
 
-    def _achievement(self, text: CertificateText) -> Achievement:
+    def _achievement(self, text: CertificateText, passed_at: datetime) -> Achievement:
         exam = self._exam()
         return Achievement(
             name=self.course.titles[text.language],
             description=self.course.descriptions[text.language],
-            criteria=text.get(ACHIEVEMENT_CRITERIA, count=exam.draw, percent=exam.pass_percent),
+            criteria=text.get(
+                ACHIEVEMENT_CRITERIA,
+                date=passed_at.date().isoformat(),
+                count=exam.draw,
+                worked=exam.min_worked,
+                minutes=(exam.time_limit_s or 0) // 60,
+                percent=exam.pass_percent,
+            ),
             criteria_url=f"{self.issuer.base_url}/{text.language}/exam",
             language=text.language,
         )

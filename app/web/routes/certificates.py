@@ -68,6 +68,7 @@ PAGE_INPUTS = (
     "key",
     "score_percent",
     "pass_percent",
+    "criteria",
     "revoked_at",
     "revocation_reason",
     "replaced_by",

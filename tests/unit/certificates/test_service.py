@@ -377,3 +377,32 @@ def test_a_page_prepared_from_remembered_bytes_still_checks_key_signature_clock_
     assert forged_key.state == "invalid"
     assert {"signature", "jwt_signature"} <= {check.name for check in forged_key.verification.failed()}
     assert len(service._prepared) == 1
+
+
+@pytest.mark.parametrize(
+    ("language", "phrases"),
+    [
+        (
+            "en",
+            (
+                "on 2026-12-01",
+                "10 questions drawn from every chapter",
+                "at least 3 of them",
+                "open book",
+                "40 minutes",
+                "80 %",
+            ),
+        ),
+        ("ko", ("2026-12-01에", "10문항", "3문항 이상", "오픈북", "40분", "80 %")),
+    ],
+)
+def test_the_criteria_say_what_the_exam_was(database: Database, language: str, phrases: tuple[str, ...]) -> None:
+    service = passed_service(database)
+    issued = run(service.claim(context(LEARNER, language=language), "Ada Lovelace", None))
+    narrative = json.loads(stored(database, issued.id).credential)["credentialSubject"]["achievement"]["criteria"][
+        "narrative"
+    ]
+    for phrase in phrases:
+        assert phrase in narrative, narrative
+    view = run(service.certificate("192.0.2.9", issued.id))
+    assert view.criteria == narrative  # the page shows what the signed credential says
