@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.db import Database
-from app.ratelimit import KEY_LENGTH, Limit, Refusal, check_and_count
+from app.ratelimit import KEY_LENGTH, Limit, Refusal, check_and_count, client_network
 
 T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 
@@ -241,3 +241,19 @@ def test_concurrent_requests_on_postgresql_take_the_keys_in_one_order(postgres_d
         assert not allowed(database, "y", limit, at(1))
     finally:
         database.dispose()
+
+
+@pytest.mark.parametrize(
+    ("host", "key"),
+    [
+        ("198.51.100.7", "198.51.100.7"),
+        ("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2::ffff", "2001:db8:1:2::/64"),
+        ("2001:DB8:1:2::1", "2001:db8:1:2::/64"),
+        ("fe80::1%eth0", "fe80::/64"),
+        ("::ffff:198.51.100.7", "198.51.100.7"),
+        ("testclient", "testclient"),
+    ],
+)
+def test_a_client_is_keyed_by_its_network(host: str, key: str) -> None:
+    assert client_network(host) == key

@@ -398,3 +398,40 @@ def test_an_exam_calculation_must_draw_values_practice_never_shows(content: Path
     )
     exam.write_text(original + widened, "utf-8")
     load_quizzes(content, load_course(content))
+
+
+def test_the_exam_keeps_two_thirds_of_its_numeric_questions_worked(content: Path) -> None:
+    exam = content / "exam.yaml"
+    exam.write_text(exam.read_text("utf-8").replace("    compute: {model:", "    lookup: true\n    compute: {model:"))
+    found = problems(content)
+    assert any("the bank needs at least 6 (it has 0)" in problem for problem in found), found
+    assert any("at least two thirds of the numeric questions must be worked" in problem for problem in found), found
+
+
+def test_an_exam_question_on_the_calibrated_model_needs_the_models_error_as_tolerance(content: Path) -> None:
+    exam = content / "exam.yaml"
+    text = exam.read_text("utf-8")
+    _head, blocks = question_blocks(exam)
+    block = next(block for block in blocks if block.startswith("  - id: exam-nvswitch-nvls-time\n"))
+    calibrated = block.replace("      mode: ideal\n", "      mode: calibrated\n").replace(
+        "    lookup: true\n", "    lookup: true\n    tolerance_percent: 5\n"
+    )
+    assert calibrated != block
+    exam.write_text(text.replace(block, calibrated), "utf-8")
+    found = problems(content)
+    assert len(found) == 1, found
+    assert "a question on the calibrated model needs a tolerance of at least 10.0 %" in found[0]
+
+
+def test_the_draw_always_holds_enough_worked_questions_that_the_rest_cannot_pass() -> None:
+    exam = real_catalog().exam
+    assert exam is not None
+    assert exam.min_worked == 3
+    assert (exam.draw - exam.min_worked) * 100 < exam.pass_percent * exam.draw
+    assert (exam.draw - exam.min_worked + 1) * 100 >= exam.pass_percent * exam.draw  # and no more than needed
+    for seed in range(300):
+        drawn = [exam.question(item.question_id) for item in draw_attempt(exam, seed)]
+        assert sum(question is not None and question.worked for question in drawn) >= exam.min_worked
+    for question in exam.questions:
+        if question.type == "numeric":
+            assert question.prompt_variants >= 50, question.id
