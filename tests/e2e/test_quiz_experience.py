@@ -150,7 +150,7 @@ def test_the_exam_counts_down_in_local_time_and_stays_in_view(
 ) -> None:
     zone, zone_label = ZONES[lang]
     with open_page(browser, language=lang, color_scheme=color_scheme, width=width, timezone=zone, height=860) as page:
-        page.clock.install()  # the page's timers and clocks, to move 25 minutes on in a moment
+        page.clock.install()  # the page's timers and clocks, to move 35 minutes on in a moment
         page.goto(f"{live_server}/{lang}/exam")
         page.locator(".quiz-actions button[type=submit]").click()
         expect(page).to_have_url(re.compile(rf"/{lang}/attempts/[^/?#]+$"))
@@ -162,9 +162,9 @@ def test_the_exam_counts_down_in_local_time_and_stays_in_view(
         expect(end).to_have_text(re.compile(zone_label))
         expect(end).not_to_contain_text("UTC")
         left = timer.locator(".quiz-timer-left")
-        expect(left).to_have_text(re.compile(r"^(29:5\d|30:00) (left|남음)$"))
+        expect(left).to_have_text(re.compile(r"^(39:5\d|40:00) (left|남음)$"))
         page.clock.run_for(3000)
-        expect(left).to_have_text(re.compile(r"^29:5[0-7]"))
+        expect(left).to_have_text(re.compile(r"^39:5[0-7]"))
         status = page.locator("#quiz-timer-status")
         expect(status).to_have_attribute("role", "status")
         expect(status).to_be_empty()  # the countdown itself is not announced
@@ -192,7 +192,7 @@ def test_the_exam_counts_down_in_local_time_and_stays_in_view(
         save_screenshot(page, screenshot_dir, f"timer-scrolled-{lang}-{color_scheme}-{width}", full_page=False)
 
         # It speaks at 5 minutes and at 1 minute left, and when time is up, with a way to the result.
-        page.clock.run_for("25:00")
+        page.clock.run_for("35:00")
         expect(status).to_have_text("5 minutes left" if lang == "en" else "5분 남음")
         expect(timer).to_have_class(re.compile(r"\bis-low\b"))
         page.clock.run_for("04:00")
@@ -212,7 +212,7 @@ def test_without_javascript_the_exam_ends_at_a_time_labelled_utc(
         page.locator(".quiz-actions button[type=submit]").click()
         end = page.locator("#quiz-timer time.quiz-end-time")
         expect(end).to_have_text(re.compile(r"^\d\d:\d\d UTC$"))  # the browser never said where it is
-        expect(page.locator("#quiz-timer .quiz-timer-left")).to_have_text(re.compile(r"^(30|29) minutes left$"))
+        expect(page.locator("#quiz-timer .quiz-timer-left")).to_have_text(re.compile(r"^(40|39) minutes left$"))
         save_screenshot(page, screenshot_dir, "timer-nojs-en-375", full_page=False)
 
 
