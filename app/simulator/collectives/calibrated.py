@@ -203,8 +203,10 @@ def _hierarchical_term(
         # As in the ideal formula, so that an explicit alpha never makes calibrated faster than ideal.
         intra_latency_s, inter_latency_s = 2 * (g - 1) * setting.alpha_s, 2 * (nodes - 1) * setting.alpha_s
     else:
-        # NVLSTree (tuning.cc): NVLS inside the node, a tree of log2(N) levels up and down between nodes.
-        intra_latency_s = intra_s if uses_nvls else 2 * (g - 1) * intra_s
+        # NVLSTree (tuning.cc): one NVLS pass inside the node (hwLat NVLink NVLS), a tree of log2(N) levels up
+        # and down between nodes; elsewhere a ring inside the node.
+        nvls_s = STEP_LATENCY_US[(SCALE_UP_CALIBRATIONS[setting.system.id].latency_class, "nvls", "Simple")] * US
+        intra_latency_s = nvls_s if uses_nvls else 2 * (g - 1) * intra_s
         inter_latency_s = 2 * math.ceil(math.log2(nodes)) * inter_s
     up_s_per_byte = intra_traffic / up_Bps
     out_s_per_byte = inter_traffic / out_Bps
