@@ -128,7 +128,7 @@ def test_calibrated_result_is_the_models(client: TestClient) -> None:
 
 
 def test_calibrated_results_carry_their_expected_error(client: TestClient) -> None:
-    validated = {"op": "all_reduce", "message_bytes": GiB, "system": "dgx-h100", "algorithm": "nvls"}
+    validated: dict[str, Any] = {"op": "all_reduce", "message_bytes": GiB, "system": "dgx-h100", "algorithm": "nvls"}
     body = client.get("/api/v1/simulate/collective", params=validated).json()
     unvalidated = client.get("/api/v1/simulate/collective", params={**validated, "scale_up_GBps": 2000}).json()
     assert 0 < body["error_percent"] <= 10
