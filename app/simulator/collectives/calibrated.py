@@ -22,7 +22,8 @@ Across nodes:
   slowest phase bounds the time, plus one chunk's time through the other (fill and drain).
 
 Every factor is <= 1 and every latency >= the ideal one, so calibrated is never faster than ideal for the same
-inputs.
+inputs, with one exception by design: ideal (DESIGN §4) adds the hierarchical phases in sequence, calibrated
+pipelines them as NCCL does, so it can beat the ideal sum but never the slowest phase at line rate.
 """
 
 import math
