@@ -69,6 +69,11 @@ def common_assumptions(
                 f"Every step costs alpha = {alpha_us:g} us (overridden) on top of NCCL's per-collective base "
                 f"latency ({NCCL_TUNING.url})."
             )
+        sentences.append(
+            "error_percent is the model's expected error for this size regime: the worst residual of the "
+            "published nccl-tests sweeps that ran this operation on this system, GPU and node count, and the "
+            "worst of any sweep where none did (app/simulator/accuracy.py)."
+        )
     return tuple(sentences)
 
 
