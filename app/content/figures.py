@@ -4,6 +4,12 @@ A chapter writes `{{link:nvlink4:bidirectional_GBps}} GB/s` for a preset's figur
 `{{calc:collective_time:ms|op=all_reduce,message_bytes=1GiB,system=dgx-h100,algorithm=ring,mode=ideal}} ms` for
 a worked example computed by one of the simulator's named models (the same ones quiz answers use). Each
 placeholder is replaced by its value formatted for the page's language before the Markdown is parsed.
+
+A calibrated figure is a model's estimate of what nccl-tests would measure, and it carries the model's expected
+error for that query (``app.simulator.accuracy``). Where that error is above 5 % the figure is shown with it,
+"≈ 42 µs (± 15 %)", the error placed after the unit the chapter writes next to the placeholder; a calibrated
+figure with such an error and no unit right after it is a content error, since it could not be quoted with its
+error (ideal figures are exact and never carry one).
 """
 
 from __future__ import annotations
@@ -41,6 +47,12 @@ _SIZE_SUFFIXES = {
 }
 _SIZE = re.compile(r"^(?P<count>\d+)(?P<suffix>[KMGT]i?B|B)$")
 ANY_DOUBLE_BRACE = re.compile(r"\{\{.*?\}\}")
+# A calculation and the unit the chapter writes after it ("{{calc:...:us|...}} µs"), so that an error can follow.
+QUOTED_CALCULATION = re.compile(
+    CALCULATION.pattern + r"(?P<shown_unit>[ \u00a0]?(?:µs|us|ns|ms|s|GB/s|TB/s|Gb/s|%)(?![A-Za-z/]))?"
+)
+# Below this expected error a calibrated figure is shown as a plain number.
+SHOWN_ERROR_ABOVE_PERCENT = 5.0
 
 FigureResolver = Callable[[str, str, str], int | float | str]
 
@@ -96,6 +108,11 @@ def _parameter_value(text: str) -> ParameterValue:
 
 def calculate(model_name: str, unit: str, parameter_text: str) -> float:
     """The model's result in `unit`; raises CalculationError naming what is wrong."""
+    return calculate_with_error(model_name, unit, parameter_text)[0]
+
+
+def calculate_with_error(model_name: str, unit: str, parameter_text: str) -> tuple[float, float]:
+    """The model's result in `unit` and its expected error in percent (0 for exact figures)."""
     model = MODELS.get(model_name)
     if model is None:
         raise CalculationError(f"unknown model '{model_name}' (known: {', '.join(MODELS)})")
@@ -119,10 +136,15 @@ def calculate(model_name: str, unit: str, parameter_text: str) -> float:
             f" (missing: {', '.join(sorted(missing)) or 'none'}; unknown: {', '.join(sorted(unknown)) or 'none'})"
         )
     try:
-        value = compute(model_name, parameters).value
+        computed = compute(model_name, parameters)
     except simulator.SimulationError as error:
         raise CalculationError(f"the simulator refuses {parameters}: {error.message}") from None
-    return value / shown[1]
+    return computed.value / shown[1], computed.error_percent
+
+
+def quoted_with_error(number: str, shown_unit: str, error_percent: float) -> str:
+    """A calibrated figure with its expected error, "≈ 42 µs (± 15 %)" (the unit as the chapter wrote it)."""
+    return f"≈ {number}{shown_unit} (± {error_percent:.0f} %)"
 
 
 def substitute_figures(text: str, language: str, resolve: FigureResolver, report: Callable[[int, str], None]) -> str:
@@ -141,14 +163,27 @@ def substitute_figures(text: str, language: str, resolve: FigureResolver, report
             return format_figure(value, match["field"], language)
 
         def replace_calculation(match: re.Match[str], line_index: int = index) -> str:
+            shown_unit = match["shown_unit"] or ""
+            placeholder = match[0][: len(match[0]) - len(shown_unit)]
             try:
-                value = calculate(match["model"], match["unit"], match["parameters"])
+                value, error_percent = calculate_with_error(match["model"], match["unit"], match["parameters"])
             except CalculationError as error:
-                report(line_index, f"{match[0]}: {error}")
+                report(line_index, f"{placeholder}: {error}")
                 return match[0]
-            return significant(value, language)
+            number = significant(value, language)
+            if error_percent <= SHOWN_ERROR_ABOVE_PERCENT:
+                return number + shown_unit
+            if not shown_unit:
+                report(
+                    line_index,
+                    f"{placeholder}: a calibrated figure the model is expected to miss by {error_percent:.0f} % "
+                    "here (its residuals against published sweeps) must be quoted with its error: write its "
+                    "unit right after it, so that the page can show '≈ value unit (± error %)'",
+                )
+                return number
+            return quoted_with_error(number, shown_unit, error_percent)
 
-        substituted = PLACEHOLDER.sub(replace, CALCULATION.sub(replace_calculation, line))
+        substituted = PLACEHOLDER.sub(replace, QUOTED_CALCULATION.sub(replace_calculation, line))
         for leftover in ANY_DOUBLE_BRACE.findall(substituted):
             if not PLACEHOLDER.fullmatch(leftover) and not CALCULATION.fullmatch(leftover):
                 report(

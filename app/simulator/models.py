@@ -38,6 +38,7 @@ class Computed:
     links_per_gpu: int | None = None  # of the link involved: per link versus per GPU is a likely slip
     op: str | None = None
     ratio: float | None = None  # a training step's communication fraction, where the model computes one
+    error_percent: float = 0.0  # the calibrated mode's expected error (CollectiveResult.error_percent); 0 if exact
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,17 +98,17 @@ def _collective(parameters: Mapping[str, ParameterValue]) -> CollectiveResult:
 
 def _collective_time(parameters: Mapping[str, ParameterValue]) -> Computed:
     result = _collective(parameters)
-    return Computed(result.time_s, ranks=result.ranks, op=result.op)
+    return Computed(result.time_s, ranks=result.ranks, op=result.op, error_percent=result.error_percent)
 
 
 def _collective_busbw(parameters: Mapping[str, ParameterValue]) -> Computed:
     result = _collective(parameters)
-    return Computed(result.busbw_GBps * 1e9, ranks=result.ranks, op=result.op)
+    return Computed(result.busbw_GBps * 1e9, ranks=result.ranks, op=result.op, error_percent=result.error_percent)
 
 
 def _collective_algbw(parameters: Mapping[str, ParameterValue]) -> Computed:
     result = _collective(parameters)
-    return Computed(result.algbw_GBps * 1e9, ranks=result.ranks, op=result.op)
+    return Computed(result.algbw_GBps * 1e9, ranks=result.ranks, op=result.op, error_percent=result.error_percent)
 
 
 _LINK_FIELDS = ("per_direction", "bidirectional", "per_link_per_direction")
@@ -158,7 +159,11 @@ def _training(parameters: Mapping[str, ParameterValue]) -> Computed:
         gpus_per_node=_int(parameters, "gpus_per_node") if "gpus_per_node" in parameters else None,
     )
     return Computed(
-        step.allreduce_time_s, ranks=step.result.ranks, op=step.result.op, ratio=step.communication_fraction
+        step.allreduce_time_s,
+        ranks=step.result.ranks,
+        op=step.result.op,
+        ratio=step.communication_fraction,
+        error_percent=step.result.error_percent,
     )
 
 
@@ -169,7 +174,7 @@ def _training_allreduce_time(parameters: Mapping[str, ParameterValue]) -> Comput
 def _training_comm_fraction(parameters: Mapping[str, ParameterValue]) -> Computed:
     step = _training(parameters)
     assert step.ratio is not None
-    return Computed(step.ratio, ranks=step.ranks, op=step.op)
+    return Computed(step.ratio, ranks=step.ranks, op=step.op, error_percent=step.error_percent)
 
 
 def _busbw_from_time(parameters: Mapping[str, ParameterValue]) -> Computed:

@@ -39,6 +39,7 @@ RESULT_FIELDS = {
     "bottleneck",
     "phases",
     "assumptions",
+    "error_percent",
 }
 GiB = 2**30
 
@@ -103,6 +104,7 @@ def test_ideal_ring_all_reduce_matches_the_formula(client: TestClient) -> None:
     assert body["algbw_GBps"] == pytest.approx(size / expected / 1e9, rel=1e-12)
     assert body["busbw_GBps"] == pytest.approx(body["algbw_GBps"] * 2 * (n - 1) / n, rel=1e-12)
     assert (body["ranks"], body["algorithm"], body["mode"]) == (8, "ring", "ideal")
+    assert body["error_percent"] == 0
     assert response.headers["cache-control"].startswith("public")
 
 
@@ -123,6 +125,16 @@ def test_calibrated_result_is_the_models(client: TestClient) -> None:
     params: dict[str, Any] = {"op": "all_gather", "message_bytes": 64 * 2**20, "system": "gb200-nvl72"}
     body = client.get("/api/v1/simulate/collective", params=params).json()
     assert body == simulate_collective(**params).to_dict()  # JSON round-trips floats exactly
+
+
+def test_calibrated_results_carry_their_expected_error(client: TestClient) -> None:
+    validated: dict[str, Any] = {"op": "all_reduce", "message_bytes": GiB, "system": "dgx-h100", "algorithm": "nvls"}
+    body = client.get("/api/v1/simulate/collective", params=validated).json()
+    unvalidated = client.get("/api/v1/simulate/collective", params={**validated, "scale_up_GBps": 2000}).json()
+    assert 0 < body["error_percent"] <= 10
+    assert unvalidated["error_percent"] > body["error_percent"]
+    sweep = client.get("/api/v1/simulate/sweep", params={"op": "all_reduce", "system": "dgx-h100"}).json()
+    assert all(item["error_percent"] > 0 for item in sweep)
 
 
 def test_sweep_is_every_power_of_two_like_nccl_tests(client: TestClient) -> None:
@@ -158,6 +170,9 @@ def test_sweep_is_every_power_of_two_like_nccl_tests(client: TestClient) -> None
         ({"op": "all_reduce", "message_bytes": 8, "scale_up_GBps": 0}, "scale_up_GBps"),
         ({"op": "all_reduce", "message_bytes": 8, "scale_out_GBps": "nan"}, "scale_out_GBps"),
         ({"op": "all_reduce", "message_bytes": 8, "alpha_us": -1}, "alpha_us"),
+        ({"op": "all_reduce", "message_bytes": 8, "scale_up_GBps": -400}, "scale_up_GBps"),
+        ({"op": "all_reduce", "message_bytes": 8, "scale_out_GBps": 0}, "scale_out_GBps"),
+        ({"op": "all_reduce", "message_bytes": 8, "alpha_us": 2_000_000}, "alpha_us"),
     ],
 )
 def test_bad_parameters_are_422_naming_the_parameter(

@@ -6,8 +6,11 @@ ramps it uses).
 """
 
 from app.simulator.calibration import (
+    HOST_LAUNCH_US,
+    NCCL_ENV,
     NCCL_TUNING,
     NETWORK_CALIBRATIONS,
+    PIPELINE_CHUNK_BYTES,
     SCALE_UP_CALIBRATIONS,
     TREE_EFFICIENCY_FACTOR,
     FabricCalibration,
@@ -51,23 +54,44 @@ def common_assumptions(
         if alpha_us is None:
             sentences.append(
                 "Per-collective and per-step latencies are NCCL's own model (baseLat + hwLat per step, "
-                "NVLink/PCI "
-                f"inside a node, network between nodes), and the fastest of LL, LL128 and Simple is used "
-                f"({NCCL_TUNING.title}, {NCCL_TUNING.url})."
+                "NVLink/PCI inside a node, network between nodes); each protocol keeps its share of Simple's "
+                "bandwidth (ring LL 1/4 for all-reduce, 1/3 otherwise; LL128 0.92), and the fastest "
+                f"algorithm and protocol at each size is used, as NCCL's tuner does ({NCCL_TUNING.title}, "
+                f"{NCCL_TUNING.url})."
+            )
+            sentences.append(
+                f"Every collective also pays {HOST_LAUNCH_US:g} us for its launch, as nccl-tests measures it in its "
+                "default mode (one host launch per iteration, no CUDA graph); fitted to the latency-bound rows "
+                "of the published GB200 and H200 sweeps (tests/data/nccl_sweeps)."
             )
         else:
             sentences.append(
                 f"Every step costs alpha = {alpha_us:g} us (overridden) on top of NCCL's per-collective base "
                 f"latency ({NCCL_TUNING.url})."
             )
+        sentences.append(
+            "error_percent is the model's expected error for this size regime: the worst residual of the "
+            "published nccl-tests sweeps that ran this operation on this system, GPU and node count, and the "
+            "worst of any sweep where none did (app/simulator/accuracy.py)."
+        )
     return tuple(sentences)
 
 
 def _fabric_sentence(what: str, fabric: FabricCalibration) -> str:
+    ramp = (
+        f"Bandwidth ramps up with size as 1/(1 + (S_half/S)^{fabric.ramp_exponent:g}), "
+        f"S_half = {fabric.ramp_half_time_us:g} us x achievable bandwidth"
+        if fabric.ramp_half_time_us > 0
+        else "No ramp beyond the latency"
+    )
+    fill = (
+        f"; Simple pays a pipeline fill of up to {fabric.fill_us:g} us, reached at {fabric.fill_bytes / 1024:g} KiB"
+        if fabric.fill_us > 0
+        else ""
+    )
     return (
         f"{what} reaches {fabric.efficiency:.0%} of line rate: {fabric.evidence} ({fabric.source.title}, "
-        f"{fabric.source.url}). Bandwidth ramps up with size as 1/(1 + (S_half/S)^{fabric.ramp_exponent:g}), "
-        f"S_half = {fabric.ramp_half_time_us:g} us x achievable bandwidth (fitted to published curves)."
+        f"{fabric.source.url}). {ramp}{fill} (fitted to published curves)."
     )
 
 
@@ -83,10 +107,12 @@ def algorithm_assumptions(setting: Setting, algorithm: str) -> tuple[str, ...]:
             "line rate."
         )
     if algorithm == "hierarchical":
+        intra = "NVLS (in-switch reduction and multicast)" if setting.system.nvls else "a ring"
         sentences.append(
-            "Hierarchical: reduce-scatter inside each node, ring all-reduce of S/g between nodes on "
-            "each rail, "
-            "all-gather inside each node, one after the other (not pipelined)."
+            f"Hierarchical (NCCL's NVLSTree on NVLink SHARP systems): reduce-scatter inside each node with {intra}, "
+            "all-reduce of S/g between nodes on each rail, all-gather inside each node, pipelined in chunks of "
+            f"{PIPELINE_CHUNK_BYTES // 1024} KiB per channel ({NCCL_ENV.url}): the slowest phase bounds the time, "
+            "plus one chunk's time through the other (fill and drain)."
         )
     if setting.op == "all_to_all" and setting.nodes > 1:
         sentences.append(

@@ -1,6 +1,6 @@
 """Evaluating a plan at one message size: the fastest variant, its phases, the bottleneck, algbw and busbw.
 
-Each term takes ``latency_s + traffic_factor * S * ramp(S) / bandwidth_Bps`` (``terms.Term``); a variant's time
+Each term takes ``latency_s + traffic_factor * S * ramp(S) / bandwidth_Bps + fill`` (``terms.Term``); a variant's time
 is the sum of its terms, and the fastest variant wins (the first on a tie). The bottleneck is "latency" when the
 latencies outweigh the bandwidth time, otherwise the link of the slowest bandwidth term.
 
@@ -10,6 +10,7 @@ One rank (n = 1) has no peer: nothing crosses a link, so time, algbw and busbw a
 
 import math
 
+from app.simulator.accuracy import expected_error_percent
 from app.simulator.collectives.planning import Plan
 from app.simulator.collectives.results import CollectiveResult, Phase
 from app.simulator.collectives.terms import GB, Term
@@ -27,7 +28,10 @@ def bandwidth_time_s(term: Term, message_bytes: int) -> tuple[float, str]:
             alt_seconds_per_byte *= 1.0 + (term.alt_half_bytes / message_bytes) ** term.alt_ramp_exponent
         if alt_seconds_per_byte >= seconds_per_byte:
             seconds_per_byte, link = alt_seconds_per_byte, term.alt_link
-    return term.traffic_factor * message_bytes * seconds_per_byte, link
+    seconds = term.traffic_factor * message_bytes * seconds_per_byte
+    if term.fill_s > 0.0:
+        seconds += term.fill_s * min(1.0, message_bytes / term.fill_bytes)
+    return seconds, link
 
 
 def evaluate(plan: Plan, message_bytes: int) -> CollectiveResult:
@@ -56,7 +60,9 @@ def evaluate(plan: Plan, message_bytes: int) -> CollectiveResult:
                 time_s += term.latency_s + bandwidth_time_s(term, message_bytes)[0]
         else:
             # Same arithmetic as bandwidth_time_s, summed over the terms, without the per-term calls.
-            latency_s, s_per_byte, half, exponent, alt_s_per_byte, alt_half, alt_exponent = closed_form
+            latency_s, s_per_byte, half, exponent, alt_s_per_byte, alt_half, alt_exponent, fill_s, fill_bytes = (
+                closed_form
+            )
             if half > 0.0:
                 s_per_byte *= 1.0 + (half / message_bytes) ** exponent
             if alt_s_per_byte > 0.0:
@@ -64,6 +70,8 @@ def evaluate(plan: Plan, message_bytes: int) -> CollectiveResult:
                     alt_s_per_byte *= 1.0 + (alt_half / message_bytes) ** alt_exponent
                 s_per_byte = max(s_per_byte, alt_s_per_byte)
             time_s = latency_s + s_per_byte * message_bytes
+            if fill_s > 0.0:
+                time_s += fill_s * min(1.0, message_bytes / fill_bytes)
         if time_s < best_time_s:
             best, best_time_s = variant, time_s
     phases = []
@@ -77,6 +85,12 @@ def evaluate(plan: Plan, message_bytes: int) -> CollectiveResult:
             slowest_link, slowest_bandwidth_s = link, bandwidth_s
     bottleneck = "latency" if latency_s > best_time_s - latency_s else slowest_link
     algbw_GBps = message_bytes / best_time_s / GB
+    error_percent = 0.0
+    if plan.accuracy_key is not None:
+        system, nodes, gpus_per_node, overridden = plan.accuracy_key
+        error_percent = expected_error_percent(
+            system, nodes, gpus_per_node, plan.op, best.algorithm, message_bytes, overridden
+        )
     # Positional: keyword arguments cost a third more on this path, which runs for every size of a sweep.
     return CollectiveResult(
         plan.op,
@@ -90,4 +104,5 @@ def evaluate(plan: Plan, message_bytes: int) -> CollectiveResult:
         bottleneck,
         tuple(phases),
         plan.assumptions[best.algorithm],
+        error_percent,
     )

@@ -54,6 +54,8 @@ class Plan:
     resolved_if_idle: str
     variants: tuple[Variant, ...]
     assumptions: dict[str, tuple[str, ...]]
+    # What ``accuracy.expected_error_percent`` needs besides the size and the algorithm; None in ideal mode.
+    accuracy_key: tuple[str, int, int, bool] | None = None
 
 
 def get_plan(
@@ -141,6 +143,16 @@ def _build_plan(
         resolved_if_idle=candidates[0],
         variants=tuple(variants),
         assumptions=assumptions,
+        accuracy_key=(
+            None
+            if mode_id == "ideal"
+            else (
+                system_id,
+                node_count,
+                gpu_count,
+                scale_up_GBps is not None or scale_out_GBps is not None or alpha_us is not None,
+            )
+        ),
     )
 
 

@@ -33,6 +33,9 @@ class CollectiveResult(NamedTuple):
     bottleneck: str
     phases: tuple[Phase, ...]
     assumptions: tuple[str, ...]
+    # The calibrated mode's expected error for this size regime, in percent either way, from its residuals
+    # against published sweeps (``accuracy``); 0 in ideal mode, whose formulas are exact by definition.
+    error_percent: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """The ``/api/v1/simulate/collective`` response (DESIGN §4)."""
@@ -48,6 +51,7 @@ class CollectiveResult(NamedTuple):
             "bottleneck": self.bottleneck,
             "phases": [{"name": p.name, "link": p.link, "time_s": p.time_s} for p in self.phases],
             "assumptions": list(self.assumptions),
+            "error_percent": self.error_percent,
         }
 
 

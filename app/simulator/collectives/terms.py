@@ -39,11 +39,13 @@ def scale_out_link(setting: Setting) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Term:
-    """One stage: ``latency_s + traffic_factor * S * ramp(S) / bandwidth_Bps``, ramp(S) = 1 + (half_bytes / S) ** p.
+    """One stage: ``latency_s + traffic_factor * S * ramp(S) / bandwidth_Bps + fill_s * min(1, S / fill_bytes)``,
+    ramp(S) = 1 + (half_bytes / S) ** p.
 
-    ``traffic_factor`` is the bytes the busiest link carries per byte of message; ``half_bytes`` is 0 in ideal
-    mode (no ramp). A stage that crosses two fabrics (a flat ring over nodes) also has an ``alt_`` limit; the
-    slower of the two sets its time at each size, so the time falls whenever either bandwidth rises.
+    ``traffic_factor`` is the bytes the busiest link carries per byte of message; ``half_bytes`` and ``fill_s``
+    are 0 in ideal mode (no ramp, no pipeline fill). A stage that crosses two fabrics (a flat ring over nodes,
+    or the pipelined phases of a hierarchical all-reduce) also has an ``alt_`` limit; the slower of the two
+    sets its time at each size, so the time falls whenever either bandwidth rises.
     """
 
     phase: str
@@ -57,6 +59,8 @@ class Term:
     alt_bandwidth_Bps: float = 0.0
     alt_half_bytes: float = 0.0
     alt_ramp_exponent: float = 1.0
+    fill_s: float = 0.0
+    fill_bytes: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,16 +70,25 @@ class Variant:
     algorithm: str
     protocol: str
     terms: tuple[Term, ...]
-    # When every term shares the same limits (all but hierarchical), the total time has a closed form:
-    # (latency_s, s_per_byte, half_bytes, exponent, alt_s_per_byte, alt_half_bytes, alt_exponent).
-    closed_form: tuple[float, float, float, float, float, float, float] | None = None
+    # When every term shares the same limits, the total time has a closed form: (latency_s, s_per_byte,
+    # half_bytes, exponent, alt_s_per_byte, alt_half_bytes, alt_exponent, fill_s, fill_bytes).
+    closed_form: tuple[float, float, float, float, float, float, float, float, float] | None = None
 
 
 def make_variant(algorithm: str, protocol: str, terms: tuple[Term, ...]) -> Variant:
-    """The variant, with the closed form sum(latency) + sum(traffic) * S * ramp(S) / B when all terms share B."""
+    """The variant, with the closed form sum(latency) + sum(traffic) * S * ramp(S) / B + sum(fill) when all terms
+    share B and the fill's size."""
     first = terms[0]
     limits = {
-        (t.bandwidth_Bps, t.half_bytes, t.ramp_exponent, t.alt_bandwidth_Bps, t.alt_half_bytes, t.alt_ramp_exponent)
+        (
+            t.bandwidth_Bps,
+            t.half_bytes,
+            t.ramp_exponent,
+            t.alt_bandwidth_Bps,
+            t.alt_half_bytes,
+            t.alt_ramp_exponent,
+            t.fill_bytes,
+        )
         for t in terms
     }
     if len(limits) != 1:
@@ -89,5 +102,7 @@ def make_variant(algorithm: str, protocol: str, terms: tuple[Term, ...]) -> Vari
         traffic / first.alt_bandwidth_Bps if first.alt_bandwidth_Bps > 0.0 else 0.0,
         first.alt_half_bytes,
         first.alt_ramp_exponent,
+        sum(t.fill_s for t in terms),
+        first.fill_bytes,
     )
     return Variant(algorithm, protocol, terms, closed_form)

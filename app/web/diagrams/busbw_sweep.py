@@ -5,6 +5,11 @@ A size is latency-bound when the simulator reports the per-step latency (the alp
 the time ("bottleneck": "latency"), bandwidth-bound when the size/bandwidth term is. The crossover drawn for
 each series lies between the last latency-bound size and the first bandwidth-bound one.
 
+Where a published nccl-tests sweep exists for a series' system, node count, GPU count and collective
+(``app.simulator.published``), its measured busbw (or algbw) is drawn beside the model as crosses on a dotted
+line, with its source in the caption and a column of the data table, so the lab shows reality next to the
+model. Calibrated times whose expected error is above 5 % are labelled "≈ 42 µs (± 15 %)".
+
 Two drawings of the same points: ``wide`` (720 units) and ``narrow`` for phones (300 units, fewer ticks).
 """
 
@@ -14,7 +19,18 @@ import math
 from dataclasses import dataclass
 
 from app.i18n import _
-from app.simulator import ALGORITHMS, MAX_MESSAGE_BYTES, MODES, OPS, SYSTEMS, CollectiveResult, SimulationError, sweep
+from app.simulator import (
+    ALGORITHMS,
+    MAX_MESSAGE_BYTES,
+    MODES,
+    OPS,
+    SYSTEMS,
+    CollectiveResult,
+    SimulationError,
+    busbw_factor,
+    sweep,
+)
+from app.simulator.published import PublishedSweep, sweeps_for
 from app.web.diagrams import fields
 from app.web.diagrams.svg import ChartFrame, Framed, LinearScale, LogScale, Tick, nice_max, points, px
 from app.web.diagrams.units import GiB, binary_size, format_GBps, format_seconds, significant
@@ -74,6 +90,30 @@ class Point:
     algbw_label: str
 
 
+# Below this expected error a calibrated time is labelled as a plain number (as in the chapters' figures).
+SHOWN_ERROR_ABOVE_PERCENT = 5.0
+
+
+def time_label(result: CollectiveResult) -> str:
+    """``39.9 µs``, or ``≈ 39.9 µs (± 30 %)`` where the calibrated model's expected error is above 5 %."""
+    shown = format_seconds(result.time_s)
+    if result.error_percent > SHOWN_ERROR_ABOVE_PERCENT:
+        return f"≈ {shown} (± {result.error_percent:.0f} %)"
+    return shown
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """A published sweep drawn beside a series: its busbw (and algbw = busbw / factor) at the sizes shown."""
+
+    sweep: PublishedSweep
+    points: tuple[tuple[int, float, float], ...]  # (message_bytes, busbw_GBps, algbw_GBps)
+
+    def busbw_at(self, size_bytes: int) -> str:
+        """The measured busbw at a size, as printed, or '' where the sweep has no row."""
+        return next((significant(busbw) for size, busbw, _ in self.points if size == size_bytes), "")
+
+
 @dataclass(frozen=True, slots=True)
 class Series:
     number: int
@@ -89,6 +129,7 @@ class Series:
     all_latency_bound: bool
     peak_busbw_GBps: float
     peak_label: str
+    measured: Measured | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +140,8 @@ class DrawnSeries:
     busbw_line: str
     algbw_line: str
     crossover_x: float | None  # None when every size is on one side
+    measured: tuple[tuple[float, float], ...] = ()  # the published sweep's points, in the metric shown
+    measured_line: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +171,11 @@ class View:
     @property
     def sizes(self) -> tuple[int, ...]:
         return tuple(point.size_bytes for point in self.series[0].points)
+
+    @property
+    def measured(self) -> tuple[Series, ...]:
+        """The series drawn with a published sweep beside them."""
+        return tuple(series for series in self.series if series.measured is not None)
 
 
 _FIELD_OF_PARAMETER = {"system": "system", "algorithm": "algorithm", "nodes": "nodes", "gpus_per_node": "nodes"}
@@ -186,7 +234,7 @@ def build(form: fields.Form) -> View:
                 r.message_bytes,
                 binary_size(r.message_bytes),
                 r,
-                format_seconds(r.time_s),
+                time_label(r),
                 significant(r.busbw_GBps),
                 significant(r.algbw_GBps),
             )
@@ -195,6 +243,7 @@ def build(form: fields.Form) -> View:
         first_bandwidth = next((i for i, p in enumerate(pts) if p.result.bottleneck != "latency"), None)
         peak = max(r.busbw_GBps for r in sweep_results)
         system = SYSTEMS[system_id]
+        shown_sizes = {p.size_bytes for p in pts}
         series.append(
             Series(
                 number=number,
@@ -210,6 +259,7 @@ def build(form: fields.Form) -> View:
                 all_latency_bound=first_bandwidth is None,
                 peak_busbw_GBps=peak,
                 peak_label=format_GBps(peak),
+                measured=_measured(op, system_id, nodes, sweep_results[0].ranks, shown_sizes),
             )
         )
     return View(
@@ -224,11 +274,27 @@ def build(form: fields.Form) -> View:
     )
 
 
+def _measured(op: str, system_id: str, nodes: int, ranks: int, sizes: set[int]) -> Measured | None:
+    """The first published sweep of this collective on all of this system's GPUs, at the sizes shown."""
+    gpus = SYSTEMS[system_id].gpus_per_node
+    for published in sweeps_for(system_id, nodes, op):
+        if published.gpus_per_node != gpus:
+            continue
+        factor = busbw_factor(op, ranks)
+        points = tuple((size, busbw, busbw / factor) for size, busbw in published.rows if size in sizes)
+        if points:
+            return Measured(published, points)
+    return None
+
+
 def _chart(frame: Frame, series: list[Series], metric: str, min_bytes: int, max_bytes: int) -> Chart:
     low, high = (min_bytes, max_bytes) if min_bytes < max_bytes else (min_bytes / 2, max_bytes * 2)
     x = LogScale(low, high, frame.left, frame.right)
     shown = [p.result.busbw_GBps for one in series for p in one.points if metric != "algbw"]
     shown += [p.result.algbw_GBps for one in series for p in one.points if metric != "busbw"]
+    for one in series:
+        if one.measured is not None:
+            shown += [busbw if metric != "algbw" else algbw for _, busbw, algbw in one.measured.points]
     top, step = nice_max(max(shown, default=1.0), frame.y_ticks)
     y = LinearScale(0.0, top, frame.bottom, frame.top)
     drawn = []
@@ -238,7 +304,24 @@ def _chart(frame: Frame, series: list[Series], metric: str, min_bytes: int, max_
         crossover_x = None
         if one.crossover_index is not None:
             crossover_x = px((busbw[one.crossover_index - 1][0] + busbw[one.crossover_index][0]) / 2)
-        drawn.append(DrawnSeries(one.number, busbw, algbw, points(busbw), points(algbw), crossover_x))
+        measured: tuple[tuple[float, float], ...] = ()
+        if one.measured is not None:
+            measured = tuple(
+                (x(size), y(busbw_GBps if metric != "algbw" else algbw_GBps))
+                for size, busbw_GBps, algbw_GBps in one.measured.points
+            )
+        drawn.append(
+            DrawnSeries(
+                one.number,
+                busbw,
+                algbw,
+                points(busbw),
+                points(algbw),
+                crossover_x,
+                measured,
+                points(measured) if measured else "",
+            )
+        )
     first = drawn[0]
     region = frame.right if series[0].all_latency_bound else first.crossover_x
     span = math.log2(high) - math.log2(low)

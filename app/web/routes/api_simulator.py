@@ -80,6 +80,11 @@ class CollectiveOut(BaseModel):
     bottleneck: str = Field(description="The link id that limits the time, 'latency', or 'none' for one rank.")
     phases: list[PhaseOut]
     assumptions: list[str]
+    error_percent: float = Field(
+        description="Calibrated mode: the expected error for this size regime, in percent either way, from the "
+        "model's residuals against published nccl-tests sweeps (larger where no sweep covers the query). "
+        "0 in ideal mode."
+    )
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {

@@ -65,3 +65,30 @@ def test_a_bad_calculation_is_reported_on_its_line(placeholder: str, complaint: 
 def test_calculate_raises_for_bad_input() -> None:
     with pytest.raises(CalculationError):
         calculate("collective_time", "ms", "op=all_reduce")
+
+
+def test_a_calibrated_figure_is_quoted_with_its_expected_error() -> None:
+    placeholder = (
+        "{{calc:collective_time:us|op=all_reduce,message_bytes=1MiB,system=dgx-h100,algorithm=ring,mode=calibrated}}"
+    )
+    result = simulator.simulate_collective("all_reduce", 2**20, system="dgx-h100", algorithm="ring")
+    assert result.error_percent > 5
+    text, problems = _substitute(f"It takes {placeholder} µs.")
+    assert problems == []
+    assert text == f"It takes ≈ {significant(result.time_s * 1e6)} µs (± {result.error_percent:.0f} %)."
+
+
+def test_an_exact_figure_carries_no_error() -> None:
+    text, problems = _substitute(
+        "{{calc:collective_time:ms|op=all_reduce,message_bytes=1GiB,system=dgx-h100,algorithm=ring,mode=ideal}} ms"
+    )
+    assert problems == []
+    assert "±" not in text
+    assert "≈" not in text
+
+
+def test_a_calibrated_figure_that_cannot_carry_its_error_is_a_content_error() -> None:
+    placeholder = "{{calc:collective_busbw:GB/s|op=all_reduce,message_bytes=1MiB,system=dgx-h100,mode=calibrated}}"
+    _, problems = _substitute(f"A busbw of {placeholder} against 20 GB/s.")
+    assert len(problems) == 1
+    assert "must be quoted with its error" in problems[0][1]

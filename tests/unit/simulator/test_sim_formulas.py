@@ -152,6 +152,7 @@ def test_to_dict_has_exactly_the_design_fields() -> None:
         "bottleneck",
         "phases",
         "assumptions",
+        "error_percent",
     ]
     assert all(list(phase) == ["name", "link", "time_s"] for phase in payload["phases"])
     assert all(isinstance(sentence, str) for sentence in payload["assumptions"])

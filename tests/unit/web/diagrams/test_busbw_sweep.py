@@ -79,3 +79,34 @@ def test_a_bad_field_is_named(changes: dict[str, str], field: str) -> None:
     with pytest.raises(fields.FieldError) as raised:
         build(**changes)
     assert raised.value.problem.field == field
+
+
+def test_a_published_sweep_is_drawn_beside_the_model_with_its_source() -> None:
+    from app.simulator.published import BY_ID
+
+    view = build(system1="dgx-h100", nodes1="1", system2="none", system3="none")
+    measured = view.series[0].measured
+    assert measured is not None
+    assert measured.sweep is BY_ID["azure-nd-h100-v5"]
+    published = dict(measured.sweep.rows)
+    assert all(published[size] == busbw for size, busbw, _ in measured.points)
+    assert {size for size, _, _ in measured.points} <= set(view.sizes)
+    assert measured.busbw_at(2**30) == significant(published[2**30])
+    for chart in view.charts:
+        assert len(chart.series[0].measured) == len(measured.points)
+        assert chart.series[0].measured_line
+
+
+def test_no_overlay_where_nothing_was_published() -> None:
+    view = build(system1="dgx-b200", nodes1="1", system2="dgx-h100", nodes2="4", system3="none")
+    assert all(series.measured is None for series in view.series)
+    assert view.measured == ()
+
+
+def test_calibrated_times_show_their_error_and_ideal_times_do_not() -> None:
+    calibrated = build(system2="none", system3="none")
+    point = next(p for p in calibrated.series[0].points if p.result.error_percent > 5)
+    assert point.time_label.startswith("≈ ")
+    assert point.time_label.endswith(f"(± {point.result.error_percent:.0f} %)")
+    ideal = build(mode="ideal", system2="none", system3="none")
+    assert all("±" not in p.time_label for p in ideal.series[0].points)

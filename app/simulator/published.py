@@ -1,0 +1,305 @@
+"""Published nccl-tests sweeps the calibrated mode is checked against, as numbers the simulator can use.
+
+The records as printed (each row's text, the page, its date and caveats) are test data under
+``tests/data/nccl_sweeps``; this module holds the decoded curves, so that the lab can draw reality beside the
+model and ``residuals`` can compare them without reading files. A test keeps the two equal.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class PublishedSweep:
+    """One published ``*_perf`` run: what ran, where it was published, and busbw per size (GB/s = 1e9 B/s)."""
+
+    id: str
+    title: str
+    url: str
+    date: str
+    op: str
+    system: str
+    nodes: int
+    gpus_per_node: int
+    algorithm: str
+    hardware: str
+    rows: tuple[tuple[int, float], ...]  # (message_bytes, busbw_GBps)
+    known_misses: tuple[tuple[str, str], ...] = ()  # (regime, why the model cannot meet its target there)
+    scale_out_GBps: float | None = None  # per GPU, when the cluster had fewer NICs than the preset
+
+    @property
+    def is_curve(self) -> bool:
+        """A sweep of several sizes (drawn as a line), not a single figure a maintainer gave."""
+        return len(self.rows) > 2
+
+
+SWEEPS: tuple[PublishedSweep, ...] = (
+    PublishedSweep(
+        id="azure-nd-a100-v4",
+        title="Azure ND A100 v4 benchmark results, NCCL bandwidth",
+        url="https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_A100_v4_results.md",
+        date="commit 3bb66cacc256",
+        op="all_reduce",
+        system="dgx-a100",
+        nodes=1,
+        gpus_per_node=8,
+        algorithm="auto",
+        hardware="8 x A100-SXM4-80GB, NVLink 3 + NVSwitch gen 2, one node",
+        rows=(
+            (1024, 0.04),
+            (2048, 0.08),
+            (4096, 0.17),
+            (8192, 0.33),
+            (16384, 0.67),
+            (32768, 1.37),
+            (65536, 2.7),
+            (131072, 5.15),
+            (262144, 10.11),
+            (524288, 19.24),
+            (1048576, 36.22),
+            (2097152, 53.54),
+            (4194304, 71.43),
+            (8388608, 89.99),
+            (16777216, 109.22),
+            (33554432, 132.77),
+            (67108864, 166.63),
+            (134217728, 174.18),
+            (268435456, 213.87),
+            (536870912, 221.58),
+            (1073741824, 228.1),
+            (2147483648, 230.22),
+            (4294967296, 230.48),
+            (8589934592, 231.58),
+        ),
+        known_misses=(
+            ("latency", "43 us floor from the harness; NCCL's published latencies give 15-20 us (see caveats)"),
+        ),
+    ),
+    PublishedSweep(
+        id="azure-nd-gb200-v6",
+        title="Azure ND GB200 v6 benchmark results, NCCL bandwidth (one compute tray)",
+        url="https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_GB200_v6_results.md",
+        date="commit 2a370be6de95",
+        op="all_reduce",
+        system="gb200-nvl72",
+        nodes=1,
+        gpus_per_node=4,
+        algorithm="ring",
+        hardware="the 4 B200 GPUs of one GB200 NVL72 compute tray, over NVLink 5 through the rack's switch trays",
+        rows=(
+            (1024, 0.1),
+            (2048, 0.19),
+            (4096, 0.38),
+            (8192, 0.76),
+            (16384, 1.46),
+            (32768, 2.88),
+            (65536, 5.71),
+            (131072, 11.29),
+            (262144, 22.41),
+            (524288, 44.07),
+            (1048576, 80.48),
+            (2097152, 110.43),
+            (4194304, 146.27),
+            (8388608, 253.46),
+            (16777216, 331.09),
+            (33554432, 422.62),
+            (67108864, 550.73),
+            (134217728, 574.19),
+            (268435456, 593.53),
+            (536870912, 618.74),
+            (1073741824, 646.87),
+            (2147483648, 666.63),
+            (4294967296, 673.06),
+            (8589934592, 679.61),
+        ),
+        known_misses=(),
+    ),
+    PublishedSweep(
+        id="azure-nd-h100-v5",
+        title="Azure ND H100 v5 benchmark results, NCCL bandwidth",
+        url="https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure%20Results/ND_H100_v5_results.md",
+        date="commit f350e7e65b82",
+        op="all_reduce",
+        system="dgx-h100",
+        nodes=1,
+        gpus_per_node=8,
+        algorithm="nvls",
+        hardware="8 x H100 80GB HBM3 SXM, NVLink 4 + NVSwitch gen 3 with NVLink SHARP, one node",
+        rows=(
+            (1024, 0.07),
+            (2048, 0.14),
+            (4096, 0.27),
+            (8192, 0.53),
+            (16384, 0.95),
+            (32768, 1.71),
+            (65536, 2.72),
+            (131072, 5.4),
+            (262144, 10.86),
+            (524288, 21.35),
+            (1048576, 43.7),
+            (2097152, 81.93),
+            (4194304, 128.73),
+            (8388608, 172.13),
+            (16777216, 234.45),
+            (33554432, 295.53),
+            (67108864, 361.78),
+            (134217728, 400.61),
+            (268435456, 423.38),
+            (536870912, 438.46),
+            (1073741824, 466.35),
+            (2147483648, 472.36),
+            (4294967296, 475.54),
+            (8589934592, 478.87),
+        ),
+        known_misses=(),
+    ),
+    PublishedSweep(
+        id="azure-nd-h200-v5",
+        title="Azure ND H200 v5 benchmark results, NCCL bandwidth",
+        url="https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/ND_H200_v5_results.md",
+        date="commit 7f20e5fa3b2f",
+        op="all_reduce",
+        system="hgx-h200",
+        nodes=1,
+        gpus_per_node=8,
+        algorithm="nvls",
+        hardware="8 x H200 141GB SXM, NVLink 4 + NVSwitch gen 3 with NVLink SHARP, one node",
+        rows=(
+            (1024, 0.06),
+            (2048, 0.12),
+            (4096, 0.23),
+            (8192, 0.47),
+            (16384, 0.93),
+            (32768, 1.84),
+            (65536, 3.72),
+            (131072, 7.39),
+            (262144, 14.75),
+            (524288, 29.38),
+            (1048576, 52.96),
+            (2097152, 88.78),
+            (4194304, 138.44),
+            (8388608, 181.94),
+            (16777216, 240.41),
+            (33554432, 300.91),
+            (67108864, 368.11),
+            (134217728, 412.45),
+            (268435456, 432.24),
+            (536870912, 442.72),
+            (1073741824, 467.58),
+            (2147483648, 472.57),
+            (4294967296, 477.41),
+            (8589934592, 479.98),
+        ),
+        known_misses=(),
+    ),
+    PublishedSweep(
+        id="coreweave-nvl72-full-rack",
+        title="coreweave/nccl-tests pull request 43: GB200 NVL72 example, full-rack all_reduce_perf",
+        url="https://github.com/coreweave/nccl-tests/pull/43",
+        date="2025-02-20",
+        op="all_reduce",
+        system="gb200-nvl72",
+        nodes=1,
+        gpus_per_node=72,
+        algorithm="auto",
+        hardware="72 GB200 GPUs of one NVL72 rack (18 compute trays, one NVLink domain)",
+        rows=(
+            (536870912, 586.06),
+            (1073741824, 681.17),
+            (2147483648, 757.78),
+            (4294967296, 839.16),
+            (8589934592, 834.57),
+        ),
+        known_misses=(),
+    ),
+    PublishedSweep(
+        id="nccl-tests-212-all_reduce-dgx-h100-1n-ring",
+        title="NVIDIA/nccl-tests issue 212: a maintainer's figure",
+        url="https://github.com/NVIDIA/nccl-tests/issues/212",
+        date="2024-05-06",
+        op="all_reduce",
+        system="dgx-h100",
+        nodes=1,
+        gpus_per_node=8,
+        algorithm="ring",
+        hardware="dgx-h100",
+        rows=((8589934592, 370.0),),
+        scale_out_GBps=None,
+    ),
+    PublishedSweep(
+        id="nccl-tests-212-all_reduce-dgx-h100-1n-nvls",
+        title="NVIDIA/nccl-tests issue 212: a maintainer's figure",
+        url="https://github.com/NVIDIA/nccl-tests/issues/212",
+        date="2024-05-06",
+        op="all_reduce",
+        system="dgx-h100",
+        nodes=1,
+        gpus_per_node=8,
+        algorithm="nvls",
+        hardware="dgx-h100",
+        rows=((8589934592, 480.0),),
+        scale_out_GBps=None,
+    ),
+    PublishedSweep(
+        id="nccl-tests-326-all_gather-dgx-h100-1n-ring",
+        title="NVIDIA/nccl-tests issue 326: a maintainer's figure",
+        url="https://github.com/NVIDIA/nccl-tests/issues/326",
+        date="2025-06-24",
+        op="all_gather",
+        system="dgx-h100",
+        nodes=1,
+        gpus_per_node=8,
+        algorithm="ring",
+        hardware="dgx-h100",
+        rows=((8589934592, 360.0),),
+        scale_out_GBps=None,
+    ),
+    PublishedSweep(
+        id="nccl-1639-all_reduce-pcie-gen5-8gpu-1n-ring",
+        title="NVIDIA/nccl issue 1639: a maintainer's figure",
+        url="https://github.com/NVIDIA/nccl/issues/1639",
+        date="2025-03-14",
+        op="all_reduce",
+        system="pcie-gen5-8gpu",
+        nodes=1,
+        gpus_per_node=8,
+        algorithm="ring",
+        hardware="pcie-gen5-8gpu",
+        rows=((8589934592, 28.0),),
+        scale_out_GBps=None,
+    ),
+    PublishedSweep(
+        id="nccl-tests-290-all_reduce-dgx-h100-2n-ring",
+        title="NVIDIA/nccl-tests issue 290: a maintainer's figure",
+        url="https://github.com/NVIDIA/nccl-tests/issues/290",
+        date="2025-03-03",
+        op="all_reduce",
+        system="dgx-h100",
+        nodes=2,
+        gpus_per_node=8,
+        algorithm="ring",
+        hardware="dgx-h100",
+        rows=((8589934592, 376.0),),
+        scale_out_GBps=None,
+    ),
+    PublishedSweep(
+        id="nccl-tests-119-all_reduce-dgx-a100-3n-ring",
+        title="NVIDIA/nccl-tests issue 119: a maintainer's figure",
+        url="https://github.com/NVIDIA/nccl-tests/issues/119",
+        date="2022-11-17",
+        op="all_reduce",
+        system="dgx-a100",
+        nodes=3,
+        gpus_per_node=8,
+        algorithm="ring",
+        hardware="dgx-a100",
+        rows=((131072008, 96.45),),
+        scale_out_GBps=12.5,
+    ),
+)
+
+BY_ID = {sweep.id: sweep for sweep in SWEEPS}
+
+
+def sweeps_for(system: str, nodes: int, op: str) -> tuple[PublishedSweep, ...]:
+    """The published sweeps of ``op`` on ``system`` with ``nodes`` nodes, for drawing beside the model."""
+    return tuple(s for s in SWEEPS if s.system == system and s.nodes == nodes and s.op == op and s.is_curve)
