@@ -590,3 +590,23 @@ def test_a_series_error_says_which_series(client: TestClient) -> None:
 def test_same_state_is_served_from_the_cache_byte_for_byte(client: TestClient) -> None:
     url = "/en/lab/scaling?params_b=13&compute_ms=90&mode=ideal&system1=dgx-b200&system2=none&system3=none"
     assert client.get(url, headers=HX).content == client.get(url, headers=HX).content
+
+
+def test_the_sweep_takes_any_size_and_any_node_count_as_nccl_tests_does(client: TestClient) -> None:
+    """9.5 GiB on 25 nodes: no power of two, read in the lab for exactly these parameters."""
+    size = 19 * 2**29
+    query = (
+        f"op=all_reduce&mode=ideal&min_bytes={size}&max_bytes={size}&metric=both"
+        "&system1=dgx-h100&algorithm1=hierarchical&nodes1=25&system2=none&algorithm2=auto&nodes2=1"
+        "&system3=none&algorithm3=auto&nodes3=1"
+    )
+    for headers in (HX, {}):
+        html = client.get(f"/en/lab/busbw-sweep?{query}", headers=headers).text
+        assert 'list="diagram-busbw-sweep-sizes"' in html
+        assert "Bytes, any whole number: 9.5 GiB" in html
+        rows = re.findall(r"<tr>(.*?)</tr>", html.split("<tbody>")[1], re.S)
+        assert len(rows) == 1
+        expected = sweep("all_reduce", size, size, system="dgx-h100", nodes=25, algorithm="hierarchical", mode="ideal")
+        values = data_values(rows[0])
+        assert values[0] == size
+        assert math.isclose(values[1], expected[0].time_s, rel_tol=1e-3)

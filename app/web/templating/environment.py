@@ -13,7 +13,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_eval_con
 from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
-from app.formatting import binary_size
+from app.formatting import binary_size, exact_binary_size
 from app.i18n import LANGUAGE_NAMES, LANGUAGES
 from app.web.templating.seo import faq_entity, json_ld
 
@@ -71,5 +71,6 @@ def build_environments(
         environment.filters["date"] = _date_filter(language)
         environment.filters["faq_entity"] = faq_entity
         environment.filters["binary_size"] = binary_size
+        environment.filters["exact_binary_size"] = lambda size, language=language: exact_binary_size(size, language)
         environments[language] = environment
     return environments
