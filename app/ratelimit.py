@@ -17,6 +17,7 @@ crosswise).
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -141,3 +142,18 @@ def _retry_after_s(slots: list[tuple[int, int]], limit: Limit, now_us: int) -> i
             leaves_us = slot_start + (SLOTS + 1) * limit.slot_us - now_us
             return max(1, -(-leaves_us // MICROSECONDS))
     return 1
+
+
+def client_network(address: str) -> str:
+    """The network a per-address limit counts: an IPv4 address itself (/32), an IPv6 address's /64 (one
+    subscriber line or host usually holds a whole /64, so counting addresses would count nothing). Text that is
+    not an address (a test client's "testclient", a Unix socket) is its own key."""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address[:64]
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, 64), strict=False))
+    return str(parsed)
