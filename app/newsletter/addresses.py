@@ -8,7 +8,8 @@ from email_validator import EmailNotValidError, validate_email
 
 from app.newsletter.models import EMAIL_LENGTH
 
-MAX_INPUT_LENGTH = 1000  # longer input is refused before it is parsed
+MAX_INPUT_LENGTH = 1000
+LOCAL_PART_LENGTH = 64  # RFC 5321 §4.5.3.1.1  # longer input is refused before it is parsed
 
 
 def normalise_address(typed: str) -> str | None:
@@ -28,7 +29,7 @@ def normalise_address(typed: str) -> str | None:
     except EmailNotValidError:
         return None
     address = checked.ascii_email
-    if address is None or len(address) > EMAIL_LENGTH:
+    if address is None or len(address) > EMAIL_LENGTH or len(checked.local_part) > LOCAL_PART_LENGTH:
         return None
     return address.lower()
 

@@ -87,7 +87,13 @@ class Mailer:
         message["Subject"] = subject
         message["Date"] = format_datetime(now)
         message["Message-ID"] = message_id or make_msgid(domain=self.host)
-        message["Content-Language"] = language
+        return message
+
+    @staticmethod
+    def _parts(message: EmailMessage, language: str, text: str, html: str) -> EmailMessage:
+        message.set_content(text, cte="quoted-printable")
+        message.add_alternative(html, subtype="html", cte="quoted-printable")
+        message["Content-Language"] = language  # after the parts: setting content clears Content-* headers
         return message
 
     def confirmation(self, to: str, language: str, token: str, now: datetime) -> EmailMessage:
@@ -96,24 +102,20 @@ class Mailer:
         subject = text.get(CONFIRM_SUBJECT)
         message = self._message(to, language, subject, now, None)
         lines = [text.get(CONFIRM_INTRO), "", text.get(CONFIRM_ACTION), url, "", text.get(CONFIRM_OUTRO)]
-        message.set_content("\n".join(lines) + "\n", cte="quoted-printable")
         html = (
             f"<p>{escape(text.get(CONFIRM_INTRO))}</p>\n<p>{escape(text.get(CONFIRM_ACTION))}</p>\n"
             f'<p><a href="{escape(url)}">{escape(text.get(CONFIRM_BUTTON))}</a></p>\n'
             f"<p>{escape(url)}</p>\n<p>{escape(text.get(CONFIRM_OUTRO))}</p>\n"
             f"<p><small>{escape(text.get(PRIVACY))}</small></p>"
         )
-        message.add_alternative(_page(language, subject, html), subtype="html", cte="quoted-printable")
-        return message
+        return self._parts(message, language, "\n".join(lines) + "\n", _page(language, subject, html))
 
     def already_subscribed(self, to: str, language: str, now: datetime) -> EmailMessage:
         text = self.text(language)
         subject = text.get(ALREADY_SUBJECT)
         message = self._message(to, language, subject, now, None)
-        message.set_content(text.get(ALREADY_BODY) + "\n", cte="quoted-printable")
         html = f"<p>{escape(text.get(ALREADY_BODY))}</p>"
-        message.add_alternative(_page(language, subject, html), subtype="html", cte="quoted-printable")
-        return message
+        return self._parts(message, language, text.get(ALREADY_BODY) + "\n", _page(language, subject, html))
 
     def issue(
         self, to: str, version: IssueVersion, message_id: str, unsubscribe_token: str, now: datetime
@@ -125,10 +127,9 @@ class Mailer:
         message["List-Unsubscribe"] = f"<{url}>"
         message["List-Unsubscribe-Post"] = ONE_CLICK
         footer = f"-- \n{text.get(ISSUE_FOOTER)}\n{text.get(UNSUBSCRIBE)}: {url}\n"
-        message.set_content(version.markdown.rstrip("\n") + "\n\n" + footer, cte="quoted-printable")
+        body = version.markdown.rstrip("\n") + "\n\n" + footer
         html = (
             f"{version.html}\n<hr>\n<p><small>{escape(text.get(ISSUE_FOOTER))} "
             f'<a href="{escape(url)}">{escape(text.get(UNSUBSCRIBE))}</a></small></p>'
         )
-        message.add_alternative(_page(version.language, version.subject, html), subtype="html", cte="quoted-printable")
-        return message
+        return self._parts(message, version.language, body, _page(version.language, version.subject, html))

@@ -161,7 +161,8 @@ class NewsletterService:
         found = session.execute(statement.with_for_update() if lock else statement).first() if hashed else None
         if found is None:
             raise TokenInvalidError("unknown")
-        return found.tuple()
+        token_row, subscriber = found
+        return token_row, subscriber
 
     @staticmethod
     def _usable(token: ConfirmationToken, now: datetime) -> None:

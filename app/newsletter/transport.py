@@ -59,10 +59,11 @@ class OutboxTransport:
 
 
 class SmtpTransport:
-    """One connection, opened on first use and kept for the messages that follow (a send of thousands would
-    otherwise spend most of its time in handshakes); reopened once if the server dropped it meanwhile."""
+    """With `keep_open` (a send of thousands, which would otherwise spend most of its time in handshakes), one
+    connection opened on first use and kept until `close`, reopened once if the server dropped it meanwhile;
+    without (the web app's occasional confirmation mail), a connection per message."""
 
-    def __init__(self, url: str, timeout_s: float = SMTP_TIMEOUT_S) -> None:
+    def __init__(self, url: str, timeout_s: float = SMTP_TIMEOUT_S, keep_open: bool = True) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
             raise ValueError("SMTP_URL must look like smtp://user:password@host:587 or smtps://host:465")
@@ -73,6 +74,7 @@ class SmtpTransport:
         self.username = unquote(parts.username) if parts.username else None
         self.password = unquote(parts.password) if parts.password else None
         self.timeout_s = timeout_s
+        self.keep_open = keep_open
         self._connection: smtplib.SMTP | None = None
         self._lock = threading.Lock()  # the web app sends from worker threads
 
@@ -96,6 +98,8 @@ class SmtpTransport:
                     if self._connection is None:
                         self._connection = self._connect()
                     self._connection.send_message(message)
+                    if not self.keep_open:
+                        self._drop()
                     return
                 except smtplib.SMTPServerDisconnected as error:
                     self._connection = None
@@ -121,5 +125,5 @@ class SmtpTransport:
             self._drop()
 
 
-def transport_for(smtp_url: str | None, outbox: Path) -> Transport:
-    return SmtpTransport(smtp_url) if smtp_url else OutboxTransport(outbox)
+def transport_for(smtp_url: str | None, outbox: Path, keep_open: bool = True) -> Transport:
+    return SmtpTransport(smtp_url, keep_open=keep_open) if smtp_url else OutboxTransport(outbox)

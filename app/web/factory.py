@@ -89,15 +89,15 @@ def _mailer(settings: Settings, translations: Mapping[str, gettext.GNUTranslatio
     return Mailer(settings.base_url, translations, settings.mail_from)
 
 
-def _transport(settings: Settings) -> Transport:
+def _transport(settings: Settings, keep_open: bool) -> Transport:
     smtp_url = settings.smtp_url.get_secret_value() if settings.smtp_url else None
-    return transport_for(smtp_url, settings.resolved_outbox_dir)
+    return transport_for(smtp_url, settings.resolved_outbox_dir, keep_open)
 
 
 def newsletter_service(
     settings: Settings, database: Database, translations: Mapping[str, gettext.GNUTranslations]
 ) -> NewsletterService:
-    return NewsletterService(database, _transport(settings), _mailer(settings, translations))
+    return NewsletterService(database, _transport(settings, keep_open=False), _mailer(settings, translations))
 
 
 def issue_sender(
@@ -106,7 +106,7 @@ def issue_sender(
     translations: Mapping[str, gettext.GNUTranslations],
     clock: Callable[[], datetime] = _utc_now,
 ) -> IssueSender:
-    return IssueSender(database, _transport(settings), _mailer(settings, translations), clock)
+    return IssueSender(database, _transport(settings, keep_open=True), _mailer(settings, translations), clock)
 
 
 def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> FastAPI:
