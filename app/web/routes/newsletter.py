@@ -23,8 +23,10 @@ router = APIRouter(include_in_schema=False, dependencies=[Depends(refuse_cross_o
 one_click_router = APIRouter(include_in_schema=False)
 
 MAX_FIELD = 1000
-# Link pages: nobody's but the link holder's, and never indexed.
-LINK_HEADERS = NO_STORE | {"x-robots-tag": "noindex", "referrer-policy": "no-referrer"}
+# Link pages: nobody's but the link holder's, and never indexed. The site's Referrer-Policy (same-origin) already
+# keeps the token out of Referer headers to other sites; `no-referrer` would make browsers send `Origin: null` with
+# the page's own confirm button, which the cross-origin guard refuses (Chromium does).
+LINK_HEADERS = NO_STORE | {"x-robots-tag": "noindex"}
 
 
 def signup_form(email: str = "", language: str = "", source: str = "newsletter", **extra: object) -> dict[str, object]:
