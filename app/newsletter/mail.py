@@ -12,10 +12,11 @@ import gettext
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from email.headerregistry import Address
+from email.headerregistry import Address, BaseHeader, HeaderRegistry
 from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
+from functools import cache
 from html import escape
 from urllib.parse import urlsplit
 
@@ -37,6 +38,18 @@ from app.newsletter.messages import (
 CONFIRM_PATH = "/newsletter/confirm/"
 UNSUBSCRIBE_PATH = "/newsletter/unsubscribe/"
 ONE_CLICK = "List-Unsubscribe=One-Click"
+
+
+class _RememberingRegistry(HeaderRegistry):
+    """The stdlib's registry builds a new header class with type() on every header set or read (35,000 calls
+    for 1,000 mails: a fifth of a send's time); the classes depend only on the name, so each is made once."""
+
+    @cache  # noqa: B019  (one registry per process; the cache is meant to live as long)
+    def __getitem__(self, name: str) -> type[BaseHeader]:
+        return super().__getitem__(name)
+
+
+POLICY = SMTP.clone(header_factory=_RememberingRegistry())
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +93,7 @@ class Mailer:
 
     def _message(self, to: str, language: str, subject: str, now: datetime, message_id: str | None) -> EmailMessage:
         text = self.text(language)
-        message = EmailMessage(policy=SMTP)
+        message = EmailMessage(policy=POLICY)
         local, _, domain = self.sender.rpartition("@")
         message["From"] = Address(text.get(SENDER_NAME), local, domain)
         message["To"] = to

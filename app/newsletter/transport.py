@@ -13,7 +13,6 @@ import smtplib
 import ssl
 import threading
 from email.message import EmailMessage
-from email.policy import SMTP
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -46,7 +45,7 @@ class OutboxTransport:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             with temporary.open("wb") as file:
-                file.write(message.as_bytes(policy=SMTP))
+                file.write(message.as_bytes())  # the message's own policy: SMTP's CRLF
             os.replace(temporary, final)
         except OSError as error:
             raise TransportError(f"cannot write {final}: {error.strerror or error}") from error
