@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import gettext
 import json
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated, NoReturn
+from typing import Annotated, NoReturn, TextIO
 
 import typer
 
@@ -25,9 +26,11 @@ from app.certificates.service import CertificateService
 from app.config import ConfigurationError, get_settings
 from app.content import ContentError, load_course
 from app.db import Database
+from app.newsletter.errors import IssueChangedError, SendStoppedError
+from app.newsletter.issue import IssueFileError, load_issue
 from app.quiz.bank import QuizCatalog, load_quizzes
 from app.quiz.service import QuizService
-from app.web.factory import ISSUER_NAME, certificate_service
+from app.web.factory import ISSUER_NAME, certificate_service, issue_sender, newsletter_service
 from app.web.i18n import load_translations
 
 
@@ -41,10 +44,12 @@ db_cli = typer.Typer(help="Database schema (Alembic).", no_args_is_help=True)
 content_cli = typer.Typer(help="Course content.", no_args_is_help=True)
 certificates_cli = typer.Typer(help="Course certificates: issue, revoke, list, verify.", no_args_is_help=True)
 keys_cli = typer.Typer(help="The certificate signing keys.", no_args_is_help=True)
+newsletter_cli = typer.Typer(help="The newsletter: send an issue, export the subscribers.", no_args_is_help=True)
 cli.add_typer(db_cli, name="db")
 cli.add_typer(content_cli, name="content")
 cli.add_typer(certificates_cli, name="certificates")
 cli.add_typer(keys_cli, name="keys")
+cli.add_typer(newsletter_cli, name="newsletter")
 
 
 @contextmanager
@@ -294,6 +299,79 @@ def list_keys() -> None:
                     "signing": key.thumbprint == active,
                 }
             )
+
+
+# --- newsletter ---------------------------------------------------------------------------------------------
+
+CSV_FORMULA_STARTS = ("=", "+", "-", "@")
+
+
+@contextmanager
+def _migrated() -> Iterator[Database]:
+    with _database() as database:
+        try:
+            migrations.ensure_schema(database, auto_upgrade=get_settings().is_sqlite)
+        except migrations.SchemaOutOfDateError as error:
+            _fail(str(error))
+        yield database
+
+
+@newsletter_cli.command("send")
+def send_issue(
+    file: Annotated[Path, typer.Argument(help="The issue in Markdown; translations beside it as FILE.<lang>.md.")],
+) -> None:
+    """Mail the issue to every confirmed subscriber not mailed it yet (safe to run again: nobody gets it twice)."""
+    try:
+        issue = load_issue(file)
+    except IssueFileError as error:
+        _fail(str(error))
+    with _migrated() as database:
+        sender = issue_sender(get_settings(), database, load_translations())
+        try:
+            report = sender.send(issue)
+        except SendStoppedError as error:
+            _fail(f"send stopped: {error}")
+        except IssueChangedError as error:
+            _fail(str(error))
+    _print_json(
+        {
+            "issue": report.issue_id,
+            "sent": report.sent,
+            "already_sent": report.already_sent,
+            "uncertain": report.uncertain,
+        }
+    )
+    if report.uncertain:
+        typer.echo(
+            f"{report.uncertain} mail(s) were being handed to SMTP when an earlier run stopped; whether they left is "
+            "unknown, so they are not sent again.",
+            err=True,
+        )
+
+
+@newsletter_cli.command("export")
+def export_subscribers(
+    output: Annotated[Path | None, typer.Option(help="CSV file to write (default: standard output).")] = None,
+) -> None:
+    """Confirmed subscribers as CSV: email, language, source, consented_at (a cell that a spreadsheet would run
+    as a formula, starting with = + - @, is written with a leading apostrophe)."""
+    import csv  # only this command writes CSV
+
+    def cell(value: str) -> str:
+        return f"'{value}" if value.startswith(CSV_FORMULA_STARTS) else value
+
+    with _migrated() as database:
+        service = newsletter_service(get_settings(), database, load_translations())
+        with output.open("w", newline="", encoding="utf-8") if output else _stdout() as file:
+            writer = csv.writer(file)
+            writer.writerow(["email", "language", "source", "consented_at"])
+            for email, language, source, consented_at in service.confirmed():
+                writer.writerow([cell(email), language, source, consented_at.isoformat() if consented_at else ""])
+
+
+@contextmanager
+def _stdout() -> Iterator[TextIO]:
+    yield sys.stdout
 
 
 def _fail(message: str) -> NoReturn:

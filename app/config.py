@@ -50,6 +50,15 @@ class Settings(BaseSettings):
     var_dir: Path = PROJECT_ROOT / "var"
     content_dir: Path = PROJECT_ROOT / "content"
     log_level: str = "INFO"
+    smtp_url: SecretStr | None = Field(
+        default=None,
+        description="smtp://user:password@host:port (smtps:// for TLS, ?starttls=1 to upgrade); "
+        "unset means the outbox.",
+    )
+    outbox_dir: Path | None = Field(default=None, description="Where mail goes as .eml files without SMTP_URL.")
+    mail_from: str | None = Field(default=None, description="The From of outgoing mail; default newsletter@<host>.")
+    donation_url: str | None = Field(default=None, description="A donation page, linked in the footer.")
+    next_guide_url: str | None = Field(default=None, description="Where the last chapter leads onward.")
 
     @field_validator("base_url")
     @classmethod
@@ -57,6 +66,17 @@ class Settings(BaseSettings):
         if not value.startswith(("http://", "https://")):
             raise ValueError("BASE_URL must start with http:// or https://")
         return value.rstrip("/")
+
+    @field_validator("donation_url", "next_guide_url")
+    @classmethod
+    def _absolute_link(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError("links must start with http:// or https://")
+        return value or None
+
+    @property
+    def resolved_outbox_dir(self) -> Path:
+        return self.outbox_dir or self.var_dir / "outbox"
 
     @property
     def is_production(self) -> bool:

@@ -13,6 +13,7 @@ from starlette.responses import HTMLResponse, Response
 from app.certificates.service import CertificateService
 from app.context import RequestContext
 from app.i18n import LANGUAGES
+from app.newsletter.service import NewsletterService
 from app.quiz.service import QuizService
 from app.ratelimit import client_network
 from app.web.i18n import request_language
@@ -84,6 +85,10 @@ async def _certificate_service(request: Request) -> CertificateService:
     return app_state(request).certificates
 
 
+async def _newsletter_service(request: Request) -> NewsletterService:
+    return app_state(request).newsletter
+
+
 async def refuse_cross_origin(request: Request) -> None:
     """A state-changing request from another site is refused (see app.web.middleware.security)."""
     if app_state(request).trusted.is_cross_origin(request.method, request.headers):
@@ -96,6 +101,7 @@ PageDep = Annotated[Page, Depends(_page)]
 ContextDep = Annotated[RequestContext, Depends(_context)]
 QuizServiceDep = Annotated[QuizService, Depends(_quiz_service)]
 CertificateServiceDep = Annotated[CertificateService, Depends(_certificate_service)]
+NewsletterServiceDep = Annotated[NewsletterService, Depends(_newsletter_service)]
 
 
 async def no_store(response: Response) -> None:

@@ -29,6 +29,12 @@ from app.certificates.errors import (
 from app.content.errors import ChapterNotFoundError
 from app.db import DatabaseUnavailableError
 from app.i18n import _
+from app.newsletter.errors import (
+    InvalidAddressError,
+    MailUnavailableError,
+    SignupRateLimitedError,
+    TokenInvalidError,
+)
 from app.quiz.deadline import ZONE_COOKIE, deadline
 from app.quiz.errors import (
     AlreadyAnsweredError,
@@ -44,6 +50,7 @@ from app.quiz.messages import QuizText
 from app.web.htmx import VARY, wants_fragment
 from app.web.i18n import request_language
 from app.web.routes.api_quiz import AnswerConflictOut, answer_out
+from app.web.routes.newsletter import LINK_HEADERS, signup_form
 from app.web.state import app_state
 from app.web.templating.urls import url_path
 from app.web.validation_messages import validation_message
@@ -324,6 +331,53 @@ async def artifact_unavailable(request: Request, error: Exception) -> Response:
     return error_page(request, 503, message, headers)
 
 
+# --- newsletter ---------------------------------------------------------------------------------------------
+
+
+def _signup(request: Request, status_code: int, form: dict[str, object], headers: dict[str, str]) -> Response:
+    """The form again with its message: the fragment for an HTMX swap, else the newsletter page."""
+    template = "newsletter/_signup.html" if wants_fragment(request) else "newsletter/page.html"
+    context = {"signup": form}
+    return app_state(request).templates.page(
+        request, template, request_language(request), context, status_code, NO_STORE | headers
+    )
+
+
+def _newsletter_text(request: Request) -> Any:
+    return app_state(request).newsletter.text(request_language(request))
+
+
+async def invalid_address(request: Request, error: Exception) -> Response:
+    assert isinstance(error, InvalidAddressError)
+    message = _newsletter_text(request).invalid_address()
+    form = signup_form(error.email[:300], error.language, error.source, error=message)
+    return _signup(request, 422, form, {})
+
+
+async def signup_rate_limited(request: Request, error: Exception) -> Response:
+    assert isinstance(error, SignupRateLimitedError)
+    message = _newsletter_text(request).rate_limited(error.retry_after_s)
+    form = signup_form(error.email[:300], error.language, error.source, error=message)
+    return _signup(request, 429, form, {"retry-after": str(error.retry_after_s)})
+
+
+async def mail_unavailable(request: Request, error: Exception) -> Response:
+    logger.warning("newsletter mail not sent: %s", error)
+    form = signup_form(error=_newsletter_text(request).mail_unavailable())
+    return _signup(request, 503, form, {"retry-after": str(RETRY_UNAVAILABLE_S)})
+
+
+async def token_invalid(request: Request, error: Exception) -> Response:
+    """Unknown links are 404, expired and used ones 410 (Gone); each page offers to sign up again."""
+    assert isinstance(error, TokenInvalidError)
+    language = request_language(request)
+    context = {"message": _newsletter_text(request).token_problem(error.reason), "signup_source": "newsletter"}
+    status_code = 404 if error.reason == "unknown" else 410
+    return app_state(request).templates.page(
+        request, "newsletter/token.html", language, context, status_code, LINK_HEADERS
+    )
+
+
 ExceptionView = Callable[[Request, Any], Coroutine[Any, Any, Response]]
 
 EXCEPTION_VIEWS: dict[int | type[Exception], ExceptionView] = {
@@ -344,4 +398,8 @@ EXCEPTION_VIEWS: dict[int | type[Exception], ExceptionView] = {
     NotEligibleError: not_eligible,
     InvalidNameError: invalid_name,
     ArtifactUnavailableError: artifact_unavailable,
+    InvalidAddressError: invalid_address,
+    SignupRateLimitedError: signup_rate_limited,
+    MailUnavailableError: mail_unavailable,
+    TokenInvalidError: token_invalid,
 }

@@ -22,6 +22,10 @@ from app.content import Course, load_course
 from app.db import Database
 from app.i18n import LANGUAGES, _
 from app.log import configure_logging
+from app.newsletter.mail import Mailer
+from app.newsletter.sender import IssueSender
+from app.newsletter.service import NewsletterService
+from app.newsletter.transport import Transport, transport_for
 from app.quiz.bank import load_quizzes
 from app.quiz.service import QuizService
 from app.web.diagrams.render import DiagramRenderer
@@ -34,7 +38,7 @@ from app.web.middleware.language import LanguageCookieMiddleware
 from app.web.middleware.metrics import MetricsMiddleware, RequestMetrics
 from app.web.middleware.page_cache import PageCacheMiddleware, warm
 from app.web.middleware.security import SecurityMiddleware, TrustedOrigins
-from app.web.routes import api_quiz, api_simulator, certificates, lab, operations, pages, quiz
+from app.web.routes import api_quiz, api_simulator, certificates, lab, newsletter, operations, pages, quiz
 from app.web.state import AppState
 from app.web.templating import STATIC_DIR, Templates
 from app.web.templating.static import StaticAssets
@@ -81,6 +85,30 @@ def certificate_service(
     )
 
 
+def _mailer(settings: Settings, translations: Mapping[str, gettext.GNUTranslations]) -> Mailer:
+    return Mailer(settings.base_url, translations, settings.mail_from)
+
+
+def _transport(settings: Settings, keep_open: bool) -> Transport:
+    smtp_url = settings.smtp_url.get_secret_value() if settings.smtp_url else None
+    return transport_for(smtp_url, settings.resolved_outbox_dir, keep_open)
+
+
+def newsletter_service(
+    settings: Settings, database: Database, translations: Mapping[str, gettext.GNUTranslations]
+) -> NewsletterService:
+    return NewsletterService(database, _transport(settings, keep_open=False), _mailer(settings, translations))
+
+
+def issue_sender(
+    settings: Settings,
+    database: Database,
+    translations: Mapping[str, gettext.GNUTranslations],
+    clock: Callable[[], datetime] = _utc_now,
+) -> IssueSender:
+    return IssueSender(database, _transport(settings, keep_open=True), _mailer(settings, translations), clock)
+
+
 def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> FastAPI:
     configure_logging(settings)
     secret_key = settings.resolve_secret_key()
@@ -96,7 +124,8 @@ def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> F
         database.dispose()
         raise
     translations = load_translations()
-    templates = Templates(translations, course, settings.base_url, StaticAssets(STATIC_DIR))
+    links = {"donation_url": settings.donation_url, "next_guide_url": settings.next_guide_url}
+    templates = Templates(translations, course, settings.base_url, StaticAssets(STATIC_DIR), links=links)
     metrics = RequestMetrics()
     trusted = TrustedOrigins.build(settings.base_url, settings.extra_origins, development=not settings.is_production)
     quiz_service = QuizService(database, catalog, clock=clock)
@@ -112,6 +141,7 @@ def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> F
         trusted=trusted,
         quiz=quiz_service,
         certificates=certificate_service(settings, database, quiz_service, course, translations, clock, keys),
+        newsletter=newsletter_service(settings, database, translations),
         clock=clock,
     )
 
@@ -144,6 +174,8 @@ def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> F
         api_simulator.router,
         certificates.api_router,
         certificates.router,
+        newsletter.router,
+        newsletter.one_click_router,
         pages.router,
     )
     for router in routers:

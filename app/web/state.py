@@ -13,6 +13,7 @@ from app.certificates.service import CertificateService
 from app.config import Settings
 from app.content import Course
 from app.db import Database
+from app.newsletter.service import NewsletterService
 from app.quiz.service import QuizService
 from app.web.diagrams.render import DiagramRenderer
 from app.web.middleware.metrics import RequestMetrics
@@ -33,6 +34,7 @@ class AppState:
     trusted: TrustedOrigins
     quiz: QuizService
     certificates: CertificateService
+    newsletter: NewsletterService
     clock: Callable[[], datetime]
 
 

@@ -41,6 +41,7 @@ class Templates:
         base_url: str,
         assets: StaticAssets,
         directory: Path = TEMPLATES_DIR,
+        links: Mapping[str, str | None] | None = None,
     ) -> None:
         self.assets = assets
         self.course = course
@@ -54,7 +55,10 @@ class Templates:
                     "course": course,
                     "base_url": base_url,
                     "static": assets.url_path,
+                    "donation_url": None,
+                    "next_guide_url": None,
                 }
+                | dict(links or {})
                 for language in LANGUAGES
             },
         )
