@@ -2,14 +2,17 @@
 
 from app.search.documents import build_indexes, course_documents
 from app.search.index import Document, Hit, Results, SearchIndex, Segment, suggestions
+from app.search.service import CourseSearch, SearchAnswer
 from app.search.text import MAX_QUERY_CHARACTERS, Query, parse_query
 
 __all__ = [
     "MAX_QUERY_CHARACTERS",
+    "CourseSearch",
     "Document",
     "Hit",
     "Query",
     "Results",
+    "SearchAnswer",
     "SearchIndex",
     "Segment",
     "build_indexes",

@@ -24,6 +24,7 @@ from app.i18n import LANGUAGES, _
 from app.log import configure_logging
 from app.quiz.bank import load_quizzes
 from app.quiz.service import QuizService
+from app.search import CourseSearch
 from app.web.diagrams.render import DiagramRenderer
 from app.web.exceptions import EXCEPTION_VIEWS, render_error
 from app.web.i18n import load_translations, request_language
@@ -34,7 +35,9 @@ from app.web.middleware.language import LanguageCookieMiddleware
 from app.web.middleware.metrics import MetricsMiddleware, RequestMetrics
 from app.web.middleware.page_cache import PageCacheMiddleware, warm
 from app.web.middleware.security import SecurityMiddleware, TrustedOrigins
-from app.web.routes import api_quiz, api_simulator, certificates, lab, operations, pages, quiz
+from app.web.routes import api_quiz, api_simulator, certificates, lab, operations, pages, quiz, search
+from app.web.routes.search import GLOSSARY_TITLE
+from app.web.search_pages import SearchPages
 from app.web.state import AppState
 from app.web.templating import STATIC_DIR, Templates
 from app.web.templating.static import StaticAssets
@@ -113,13 +116,18 @@ def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> F
         quiz=quiz_service,
         certificates=certificate_service(settings, database, quiz_service, course, translations, clock, keys),
         clock=clock,
+        search_pages=SearchPages(
+            templates,
+            CourseSearch(course, {lang: translations[lang].gettext(GLOSSARY_TITLE) for lang in LANGUAGES}),
+        ),
     )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         shared = [f"/{lang}/guides/{chapter.slug}" for chapter in course.published for lang in LANGUAGES]
         if settings.env is not Environment.TEST:  # tests build many apps; each renders what it reads
-            await warm(app, settings.base_url, [*shared, *(f"/{lang}/lab" for lang in LANGUAGES)])
+            warmed = [*shared, *(f"/{lang}/{page}" for lang in LANGUAGES for page in ("lab", "glossary"))]
+            await warm(app, settings.base_url, warmed)
         yield
         database.dispose()
 
@@ -144,6 +152,7 @@ def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> F
         api_simulator.router,
         certificates.api_router,
         certificates.router,
+        search.router,
         pages.router,
     )
     for router in routers:
