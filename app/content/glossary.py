@@ -218,7 +218,12 @@ def _spelling_problems(source: GlossarySource) -> list[ContentProblem]:
                 other = owner.setdefault(key, entry.id)
                 if other != entry.id:
                     message = f"'{spelling}' names both '{other}' and '{entry.id}' in {language} text"
-                    problems.append(ContentProblem(source.path, source.line(entry.id, "aliases", language), message))
+                    field = (
+                        "aliases"
+                        if any(spelling in entry.aliases[other_language] for other_language in LANGUAGES)
+                        else "term"
+                    )
+                    problems.append(ContentProblem(source.path, source.line(entry.id, field), message))
     return problems
 
 
