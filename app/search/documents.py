@@ -20,12 +20,11 @@ _BLOCK_TAG = re.compile(
     r"</?(?:p|div|li|ul|ol|dl|dt|dd|tr|td|th|table|thead|tbody|h[1-6]|pre|br|section|aside|blockquote|figure)\b[^>]*>"
 )
 _TAG = re.compile(r"<[^>]+>")
-_SPACE = re.compile(r"\s+")
 
 
 def plain_text(fragment: str) -> str:
     text = _TAG.sub("", _BLOCK_TAG.sub(" ", fragment))
-    return _SPACE.sub(" ", html.unescape(text)).strip()
+    return " ".join(html.unescape(text).split())
 
 
 def chapter_documents(page: ChapterPage, chapter_title: str, faq_anchor: str) -> Iterator[Document]:

@@ -83,7 +83,10 @@ def document_terms(text: str) -> list[str]:
     for match in _PIECES.finditer(normalized):
         piece = match.group(0)
         if match.lastgroup == "hangul":
-            terms.extend(hangul_terms(piece))
+            if len(piece) == 1:
+                terms.append(piece)
+            else:
+                terms.extend([piece[index : index + 2] for index in range(len(piece) - 1)])
             if previous_last and match.start() - previous_end == 1 and normalized[previous_end].isspace():
                 # Across one space too, so that "레일최적화" finds "레일 최적화" (spacing varies in Korean).
                 terms.append(previous_last + piece[0])
@@ -100,7 +103,7 @@ def document_terms(text: str) -> list[str]:
 
 def compact(text: str) -> str:
     """Normalized text without whitespace: what a Korean query's run is checked against."""
-    return _SPACE.sub("", normalize(text))
+    return "".join(normalize(text).split())
 
 
 @dataclass(frozen=True, slots=True)
