@@ -13,10 +13,12 @@ from pydantic import Field, HttpUrl, field_validator
 from app.content.errors import ContentError, ContentProblem
 from app.content.figures import FigureResolver, simulator_figure, substitute_figures
 from app.content.frontmatter import ContentProblemsError, line_of, parse_yaml, split_front_matter
+from app.content.glossary import Glossary, load_glossary, reference_problems
 from app.content.linkfigures import contradicting_rates
 from app.content.markdown import render_markdown
 from app.content.models import Chapter, ChapterPage, Course, FaqEntry, Source
 from app.content.sections import faq_problem, section_problems
+from app.content.termlinks import TermLinker
 from app.content.typography import bind_units
 from app.i18n import LANGUAGES
 from app.validation import KEBAB_ID_PATTERN, StrictModel
@@ -92,6 +94,9 @@ def load_course(content_dir: Path, resolve_figure: FigureResolver = simulator_fi
     except ContentProblemsError as raised:
         raise ContentError(raised.problems, content_dir) from None
 
+    glossary_source = load_glossary(content_dir)
+    collector.extend(list(glossary_source.problems))
+    linkers = {language: _term_linker(glossary_source.glossary, language) for language in LANGUAGES}
     published = {entry.slug: not entry.planned for entry in course_model.chapters}
     chapters: list[Chapter] = []
     seen: set[str] = set()
@@ -112,7 +117,7 @@ def load_course(content_dir: Path, resolve_figure: FigureResolver = simulator_fi
                 )
             chapters.append(Chapter(slug=entry.slug, titles=titles, pages={}))
             continue
-        pages = _load_chapter(chapter_dir, entry.slug, resolve_figure, published, collector)
+        pages = _load_chapter(chapter_dir, entry.slug, resolve_figure, published, linkers, collector)
         if pages is not None:
             chapters.append(Chapter(slug=entry.slug, titles=titles, pages=pages))
 
@@ -122,13 +127,22 @@ def load_course(content_dir: Path, resolve_figure: FigureResolver = simulator_fi
             if directory.name not in seen:
                 collector.add(directory, None, f"guides/{directory.name}/ is not listed in course.yaml")
 
-    if collector.problems:
-        raise ContentError(collector.problems, content_dir)
-    return Course(
+    course = Course(
         titles=_bound(course_model.title.model_dump()),
         descriptions=_bound(course_model.description.model_dump()),
         chapters=tuple(chapters),
+        glossary=glossary_source.glossary,
     )
+    collector.extend(reference_problems(glossary_source, course))
+    if collector.problems:
+        raise ContentError(collector.problems, content_dir)
+    return course
+
+
+def _term_linker(glossary: Glossary, language: str) -> TermLinker | None:
+    spellings = [(entry.id, spelling) for entry in glossary.entries for spelling in entry.spellings(language)]
+    # The address of an entry on the glossary page (app/web/routes/glossary.py serves /{lang}/glossary).
+    return TermLinker.build(spellings, f"/{language}/glossary#term-")
 
 
 def _bound(texts: dict[str, str]) -> dict[str, str]:
@@ -144,6 +158,7 @@ def _load_chapter(
     slug: str,
     resolve_figure: FigureResolver,
     published: Mapping[str, bool],
+    linkers: Mapping[str, TermLinker | None],
     collector: _Collector,
 ) -> dict[str, ChapterPage] | None:
     pages: dict[str, ChapterPage] = {}
@@ -155,7 +170,7 @@ def _load_chapter(
         links = {f"/{language}/": True} | {
             f"/{language}/guides/{other}": is_published for other, is_published in published.items()
         }
-        page = _load_page(path, slug, language, resolve_figure, links, collector)
+        page = _load_page(path, slug, language, resolve_figure, links, linkers.get(language), collector)
         if page is not None:
             pages[language] = page
     if len(pages) != len(LANGUAGES):
@@ -170,6 +185,7 @@ def _load_page(
     language: str,
     resolve_figure: FigureResolver,
     internal_links: Mapping[str, bool],
+    terms: TermLinker | None,
     collector: _Collector,
 ) -> ChapterPage | None:
     before = len(collector.problems)
@@ -207,7 +223,7 @@ def _load_page(
             )
 
     definitions = "".join(f"\n[^{source.id}]: [{source.title}]({source.url})\n" for source in front.sources)
-    rendered = render_markdown(body + "\n" + definitions, internal_links)
+    rendered = render_markdown(body + "\n" + definitions, internal_links, terms)
     for relative, message in rendered.problems:
         collector.add(path, at_body_line(relative), message)
     for relative, message in section_problems(rendered.toc, document.body):

@@ -25,6 +25,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from app.content.models import DIAGRAM_NAMES, BodyPart, TocEntry
+from app.content.termlinks import TermLinker
 from app.content.typography import align_wide_characters, bind_units
 from app.validation import KEBAB_ID_PATTERN
 
@@ -190,11 +191,14 @@ def build_markdown() -> MarkdownIt:
 _MARKDOWN = build_markdown()
 
 
-def render_markdown(source: str, internal_links: Mapping[str, bool] | None = None) -> RenderedMarkdown:
+def render_markdown(
+    source: str, internal_links: Mapping[str, bool] | None = None, terms: TermLinker | None = None
+) -> RenderedMarkdown:
     """Render `source`; problems are returned with 0-based lines relative to `source`.
 
     `internal_links` maps each site path the text may link to onto whether that page is published; a link to an
-    unpublished (planned) chapter is rendered as plain text until the chapter exists.
+    unpublished (planned) chapter is rendered as plain text until the chapter exists. `terms` links the first use
+    of each glossary term (after the links are checked: its links are the glossary's, not the author's).
     """
     env: EnvType = {}
     tokens = _MARKDOWN.parse(source, env)
@@ -203,6 +207,8 @@ def render_markdown(source: str, internal_links: Mapping[str, bool] | None = Non
     toc = _collect_toc(tokens, problems)
     _check_blocks(tokens, problems)
     _resolve_internal_links(tokens, internal_links or {}, problems)
+    if terms is not None:
+        terms.link_first_uses(tokens)
     tokens = _wrap_sections(tokens)
     rendered = _MARKDOWN.renderer.render(tokens, _MARKDOWN.options, env)
     main, _, sources_html = rendered.partition(_SOURCES_MARKER)

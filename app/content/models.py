@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
+from typing import TYPE_CHECKING
 
 from app.content.errors import ChapterNotFoundError
+
+if TYPE_CHECKING:
+    from app.content.glossary import Glossary
 
 DIAGRAM_NAMES: frozenset[str] = frozenset({"link-compare", "topology", "ring-allreduce", "busbw-sweep", "scaling"})
 
@@ -82,6 +86,7 @@ class Course:
     titles: dict[str, str]
     descriptions: dict[str, str]
     chapters: tuple[Chapter, ...]
+    glossary: Glossary = field(default_factory=lambda: _empty_glossary())
 
     @property
     def published(self) -> tuple[Chapter, ...]:
@@ -113,3 +118,9 @@ class Course:
                 following = published[index + 1] if index + 1 < len(published) else None
                 return previous, following
         return None, None
+
+
+def _empty_glossary() -> Glossary:
+    from app.content.glossary import Glossary  # glossary.py reads Course, so the import waits until it is needed
+
+    return Glossary()

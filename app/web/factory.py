@@ -28,6 +28,7 @@ from app.newsletter.service import NewsletterService
 from app.newsletter.transport import Transport, transport_for
 from app.quiz.bank import load_quizzes
 from app.quiz.service import QuizService
+from app.search import CourseSearch
 from app.web.diagrams.render import DiagramRenderer
 from app.web.exceptions import EXCEPTION_VIEWS, render_error
 from app.web.i18n import load_translations, request_language
@@ -38,7 +39,9 @@ from app.web.middleware.language import LanguageCookieMiddleware
 from app.web.middleware.metrics import MetricsMiddleware, RequestMetrics
 from app.web.middleware.page_cache import PageCacheMiddleware, warm
 from app.web.middleware.security import SecurityMiddleware, TrustedOrigins
-from app.web.routes import api_quiz, api_simulator, certificates, lab, newsletter, operations, pages, quiz
+from app.web.routes import api_quiz, api_simulator, certificates, lab, newsletter, operations, pages, quiz, search
+from app.web.routes.search import GLOSSARY_TITLE
+from app.web.search_pages import SearchPages
 from app.web.state import AppState
 from app.web.templating import STATIC_DIR, Templates
 from app.web.templating.static import StaticAssets
@@ -143,13 +146,18 @@ def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> F
         certificates=certificate_service(settings, database, quiz_service, course, translations, clock, keys),
         newsletter=newsletter_service(settings, database, translations),
         clock=clock,
+        search_pages=SearchPages(
+            templates,
+            CourseSearch(course, {lang: translations[lang].gettext(GLOSSARY_TITLE) for lang in LANGUAGES}),
+        ),
     )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         shared = [f"/{lang}/guides/{chapter.slug}" for chapter in course.published for lang in LANGUAGES]
         if settings.env is not Environment.TEST:  # tests build many apps; each renders what it reads
-            await warm(app, settings.base_url, [*shared, *(f"/{lang}/lab" for lang in LANGUAGES)])
+            warmed = [*shared, *(f"/{lang}/{page}" for lang in LANGUAGES for page in ("lab", "glossary"))]
+            await warm(app, settings.base_url, warmed)
         yield
         database.dispose()
 
@@ -176,6 +184,7 @@ def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> F
         certificates.router,
         newsletter.router,
         newsletter.one_click_router,
+        search.router,
         pages.router,
     )
     for router in routers:

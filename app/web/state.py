@@ -18,6 +18,7 @@ from app.quiz.service import QuizService
 from app.web.diagrams.render import DiagramRenderer
 from app.web.middleware.metrics import RequestMetrics
 from app.web.middleware.security import TrustedOrigins
+from app.web.search_pages import SearchPages
 from app.web.templating import Templates
 
 
@@ -36,6 +37,7 @@ class AppState:
     certificates: CertificateService
     newsletter: NewsletterService
     clock: Callable[[], datetime]
+    search_pages: SearchPages
 
 
 def app_state(connection: HTTPConnection) -> AppState:

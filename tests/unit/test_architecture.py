@@ -17,7 +17,7 @@ from tests.conftest import PROJECT_ROOT
 
 APP_DIR = PROJECT_ROOT / "app"
 WEB_FRAMEWORKS = ("fastapi", "starlette", "jinja2", "markupsafe", "uvicorn")
-FEATURES = ("content", "quiz", "learners", "certificates", "newsletter")
+FEATURES = ("content", "quiz", "learners", "certificates", "newsletter", "search")
 # Top-level modules that hold no feature and no web: any feature may import them.
 NEUTRAL = (
     "app.db",
@@ -31,8 +31,8 @@ NEUTRAL = (
     "app.remembered",
 )
 # Edges between features: questions point into chapters, an attempt is a learner's first write, a
-# certificate is issued for a passed exam.
-FEATURE_EDGES = {"quiz": ("content", "learners"), "certificates": ("quiz", "learners")}
+# certificate is issued for a passed exam, search indexes the rendered content.
+FEATURE_EDGES = {"quiz": ("content", "learners"), "certificates": ("quiz", "learners"), "search": ("content",)}
 ENTRY_POINTS = ("app.main", "app.cli")
 INFRASTRUCTURE = ("app.db", "app.migrations", "sqlalchemy")
 ENVIRONMENT_NAMES = frozenset({"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"})

@@ -23,8 +23,9 @@ def published(app: FastAPI) -> tuple[str, ...]:
 
 
 def html_pages(app: FastAPI) -> list[str]:
-    """The pages in the sitemap besides the lab: each language's home and every published chapter."""
-    return [f"/{lang}{page}" for lang in LANGUAGES for page in ("/", *(f"/guides/{s}" for s in published(app)))]
+    """The pages in the sitemap besides the lab: each language's home, glossary and every published chapter."""
+    pages = ("/", "/glossary", *(f"/guides/{s}" for s in published(app)))
+    return [f"/{lang}{page}" for lang in LANGUAGES for page in pages]
 
 
 def lang_cookies(response: Response) -> list[str]:

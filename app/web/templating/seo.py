@@ -10,6 +10,7 @@ from xml.sax.saxutils import escape, quoteattr
 from markupsafe import Markup
 
 from app.content import Course
+from app.content.glossary import Glossary
 from app.content.models import FaqEntry
 from app.i18n import LANGUAGES
 
@@ -25,10 +26,35 @@ def faq_entity(entry: FaqEntry) -> dict[str, Any]:
     return {"@type": "Question", "name": entry.question, "acceptedAnswer": {"@type": "Answer", "text": entry.answer}}
 
 
+def defined_term_set(glossary: Glossary, language: str, page_url: str, name: str) -> dict[str, Any]:
+    """schema.org DefinedTermSet JSON-LD for the glossary page: each term with its definition and address."""
+    return {
+        "@context": "https://schema.org",
+        "@type": "DefinedTermSet",
+        "@id": page_url,
+        "name": name,
+        "inLanguage": language,
+        "url": page_url,
+        "hasDefinedTerm": [
+            {
+                "@type": "DefinedTerm",
+                "@id": f"{page_url}#{entry.anchor}",
+                "termCode": entry.id,
+                "name": entry.terms[language],
+                "description": entry.definitions[language],
+                "url": f"{page_url}#{entry.anchor}",
+                "inDefinedTermSet": page_url,
+                **({"alternateName": list(entry.aliases[language])} if entry.aliases[language] else {}),
+            }
+            for entry in glossary.ordered(language)
+        ],
+    }
+
+
 def sitemap_xml(course: Course, base_url: str, url: Callable[..., str]) -> str:
-    """The sitemap: home, lab and every published chapter, each language with its hreflang alternates."""
+    """The sitemap: home, lab, glossary and every published chapter, each language with its hreflang alternates."""
     pages: list[tuple[dict[str, str], str | None]] = [
-        ({lang: url(name, lang=lang) for lang in LANGUAGES}, None) for name in ("home", "lab")
+        ({lang: url(name, lang=lang) for lang in LANGUAGES}, None) for name in ("home", "lab", "glossary")
     ]
     for chapter in course.published:
         paths = {lang: url("chapter", lang=lang, slug=chapter.slug) for lang in LANGUAGES}
