@@ -7,7 +7,9 @@ drift from the W3C test vectors the unit tests hold it to.
 from __future__ import annotations
 
 import base64
+import json
 import re
+from typing import Any
 
 BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _BASE58_INDEX = {character: index for index, character in enumerate(BASE58_ALPHABET)}
@@ -18,6 +20,23 @@ ED25519_PRIVATE_PREFIX = b"\x80\x26"  # multicodec ed25519-priv
 
 class EncodingError(ValueError):
     """Bytes or text that are not what they claim to be."""
+
+
+class DuplicateNameError(EncodingError):
+    """A JSON object names a member twice. RFC 8785 and I-JSON (RFC 7493) forbid it, and consumers disagree on
+    which value wins ("identityHash": "Eve", "identityHash": "Ada"), so a verifier must not pick one."""
+
+
+def _unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    members = dict(pairs)
+    if len(members) != len(pairs):
+        raise DuplicateNameError("a JSON object names a member twice")
+    return members
+
+
+def strict_json(text: str | bytes) -> Any:
+    """json.loads, refusing an object that names a member twice (DuplicateNameError, a ValueError)."""
+    return json.loads(text, object_pairs_hook=_unique_members)
 
 
 def b64url_encode(data: bytes) -> str:

@@ -47,6 +47,11 @@ PROBLEMS: dict[str, str] = {
     "jws_algorithm": _("The JWS is not signed with EdDSA."),
     "jws_type": _("The JWS header's typ is not vc+jwt."),
     "not_open_badge": _("This is not an OpenBadgeCredential."),
+    "duplicate_names": _(
+        "An object in it names the same member twice, which JSON canonicalisation (RFC 8785) forbids: readers "
+        "would disagree on which value counts, so it is not verified."
+    ),
+    "not_json": _("This is not readable JSON."),
     "no_subject": _("The credential has no credentialSubject."),
     "foreign_issuer": _("The issuer is not this site."),
     "not_checked": _("Not checked: an earlier step failed."),

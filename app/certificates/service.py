@@ -738,8 +738,9 @@ class CertificateService:
             self._prepared.put(key, prepared)
         return prepared
 
-    async def verify(self, client: str, submitted: Mapping[str, Any] | str) -> Verification:
-        """A credential (with its proof) or a compact JWS, as a client sends it to the API."""
+    async def verify(self, client: str, submitted: Mapping[str, Any] | str | bytes) -> Verification:
+        """A credential (with its proof) or a compact JWS; bytes are a request body as sent to the API, parsed
+        strictly (Verifier.submitted)."""
 
         def work(session: Session) -> Verification:
             now = self.clock()
@@ -747,6 +748,8 @@ class CertificateService:
             if refusal is not None:
                 raise CertificateRateLimitedError(refusal.retry_after_s)
             verifier = self._verifier(session.connection())
+            if isinstance(submitted, bytes):
+                return verifier.submitted(submitted, now)
             if isinstance(submitted, str):
                 return verifier.jws(submitted, now)
             return verifier.document(submitted, now)

@@ -19,7 +19,6 @@ not a key of this issuer. An unknown key makes a credential invalid; it is never
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +27,15 @@ import rfc8785
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from app.certificates.encoding import EncodingError, b64url_decode, b64url_encode, multibase_base58, multibase_decode
+from app.certificates.encoding import (
+    DuplicateNameError,
+    EncodingError,
+    b64url_decode,
+    b64url_encode,
+    multibase_base58,
+    multibase_decode,
+    strict_json,
+)
 from app.remembered import Remembered
 
 CRYPTOSUITE = "eddsa-jcs-2022"
@@ -200,7 +207,9 @@ class JwsCheck:
 
 def _json_object(data: bytes) -> dict[str, Any] | None:
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = strict_json(data.decode("utf-8"))
+    except DuplicateNameError:
+        raise
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
@@ -215,6 +224,8 @@ def decode_jws(token: str) -> JwsCheck:
         header = _json_object(b64url_decode(parts[0]))
         payload = _json_object(b64url_decode(parts[1]))
         b64url_decode(parts[2])
+    except DuplicateNameError:
+        return JwsCheck(False, None, None, "duplicate_names")
     except EncodingError:
         return JwsCheck(False, None, None, "jws_format")
     if header is None or payload is None:

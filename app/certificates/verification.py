@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from app.certificates.credential import Issuer, jwt_payload, parse_timestamp
+from app.certificates.encoding import DuplicateNameError, strict_json
 from app.certificates.keys import PublicKey
 from app.certificates.signing import (
     PreparedJws,
@@ -77,7 +78,7 @@ class Prepared:
     What a check needs besides the bytes (the key, the clock, the status list) is done by `Verifier.checked`
     each time, so a prepared credential can be checked again and again: the verification page keeps the
     prepared form of each stored certificate it has shown, and still verifies its signature on every request.
-    `unreadable` is a JWS whose parts could not be decoded at all."""
+    `unreadable` is a JWS whose parts could not be decoded at all, for the reason `problem` names."""
 
     credential: Mapping[str, Any] | None
     checks: tuple[Check, ...] = ()  # format and issuer, and for a JWS the registered claims
@@ -85,6 +86,7 @@ class Prepared:
     period: Period | None = None  # None: missing or malformed dates
     status_entry: tuple[int, int] | None = None  # (list number, index); None: no entry of this issuer
     unreadable: bool = False
+    problem: str = "jws_format"
 
 
 class Verifier:
@@ -109,6 +111,23 @@ class Verifier:
         key = self._key(method)
         return key.key if key is not None else None
 
+    def submitted(self, raw: str | bytes, now: datetime) -> Verification:
+        """What a client sends, as sent: a credential with its proof, or {"jwt": "<compact JWS>"}. Parsed here,
+        strictly, because a parser that keeps the last of two equal names would verify what another consumer
+        reads differently."""
+        try:
+            value = strict_json(raw)
+        except DuplicateNameError:
+            return _unreadable("duplicate_names")
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            return _unreadable("not_json")
+        if not isinstance(value, dict):
+            return _unreadable("not_open_badge")
+        token = value.get("jwt")
+        if set(value) == {"jwt"} and isinstance(token, str):
+            return self.jws(token, now)
+        return self.document(value, now)
+
     def document(self, document: Mapping[str, Any], now: datetime) -> Verification:
         """A credential with an embedded eddsa-jcs-2022 proof."""
         return self.checked(self.prepare_document(document), now)
@@ -125,7 +144,7 @@ class Verifier:
         prepared = prepare_jws(token)
         payload = prepared.decoded.payload
         if prepared.decoded.problem is not None or payload is None:
-            return Prepared(None, unreadable=True)
+            return Prepared(None, unreadable=True, problem=prepared.decoded.problem or "jws_format")
         form = self._format(payload)
         if prepared.early in ("algorithm", "type"):
             form = Check(FORMAT, False, f"jws_{prepared.early}")
@@ -135,7 +154,7 @@ class Verifier:
     def checked(self, prepared: Prepared, now: datetime) -> Verification:
         """The checks that need more than the bytes: the key, the signature, the dates and the status."""
         if prepared.unreadable:
-            return Verification((Check(FORMAT, False, "jws_format"),), None, None, None)
+            return _unreadable(prepared.problem)
         shape, claims = prepared.checks[:2], prepared.checks[2:]
         signed = prepared.proof
         key: PublicKey | None
@@ -197,8 +216,8 @@ class Verifier:
         if not isinstance(list_url, str) or not list_url.startswith(prefix) or not isinstance(index_text, str):
             return None
         number_text = list_url[len(prefix) :]
-        if not (number_text.isdigit() and index_text.isdigit()) or len(number_text) > 9 or len(index_text) > 9:
-            return None
+        if not all(text.isascii() and text.isdigit() and len(text) <= 9 for text in (number_text, index_text)):
+            return None  # "²" is a digit to str.isdigit, and int() refuses it
         return int(number_text), int(index_text)
 
     def _status(self, entry: tuple[int, int] | None) -> tuple[Check, Status | None]:
@@ -208,6 +227,10 @@ class Verifier:
         if revoked:
             return Check(STATUS, False, "revoked"), "revoked"
         return Check(STATUS, True), "active"
+
+
+def _unreadable(problem: str) -> Verification:
+    return Verification((Check(FORMAT, False, problem),), None, None, None)
 
 
 def _period(document: Mapping[str, Any]) -> Period | None:

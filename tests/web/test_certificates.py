@@ -3,6 +3,7 @@ status lists, the verify API, and a hostile name through every output."""
 
 from __future__ import annotations
 
+import base64
 import html
 import io
 import json
@@ -439,3 +440,46 @@ def test_a_page_replayed_from_memory_is_verified_again_on_every_request(
 
 def first_credential(client: TestClient, certificate_id: str) -> str:
     return client.get(f"/c/{certificate_id}.json").text
+
+
+def test_the_verify_api_refuses_a_name_given_twice_and_odd_digits(app: FastAPI, client: TestClient) -> None:
+    """RFC 8785 and I-JSON forbid duplicate names; a reader that keeps the last would verify what another reads
+    differently ("identityHash": "Eve Forger", "identityHash": "Ada Lovelace")."""
+    certificate_id = issue(app, "Ada Lovelace")
+    text = client.get(f"/c/{certificate_id}.json").text
+    assert verify(client, json.loads(text)).json()["valid"] is True
+    twice = text.replace(
+        '"identityHash": "Ada Lovelace"', '"identityHash": "Eve Forger", "identityHash": "Ada Lovelace"'
+    )
+    assert twice != text
+    for lang, words in (("en", "names the same member twice"), ("ko", "같은 이름의 멤버가 두 번")):
+        response = client.post(
+            f"/api/v1/credentials/verify?lang={lang}",
+            content=twice.encode(),
+            headers={"content-type": "application/json"},
+        )
+        assert response.status_code == 200
+        verdict = response.json()
+        assert (verdict["valid"], verdict["signature"]) == (False, "invalid")
+        assert [(check["name"], check["passed"]) for check in verdict["checks"]] == [("format", False)]
+        assert words in verdict["checks"][0]["message"]
+
+    token = client.get(f"/c/{certificate_id}.jwt").text
+    header, payload, signature = token.split(".")
+    decoded = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode()
+    doubled = decoded.replace(
+        '"identityHash":"Ada Lovelace"', '"identityHash":"Eve Forger","identityHash":"Ada Lovelace"'
+    )
+    assert doubled != decoded
+    forged = base64.urlsafe_b64encode(doubled.encode()).rstrip(b"=").decode()
+    verdict = verify(client, {"jwt": f"{header}.{forged}.{signature}"}).json()
+    assert verdict["valid"] is False
+    assert verdict["checks"][0]["name"] == "format"
+    assert "names the same member twice" in verdict["checks"][0]["message"]
+
+    document = json.loads(text)
+    for odd in ("²", "١٢", "12 ", "-1", "1" * 10):  # a superscript, Arabic-Indic digits, a space, a sign, too long
+        odd_status = {**document, "credentialStatus": {**document["credentialStatus"], "statusListIndex": odd}}
+        response = verify(client, odd_status)
+        assert response.status_code == 200, odd
+        assert response.json()["valid"] is False

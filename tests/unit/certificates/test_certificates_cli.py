@@ -86,6 +86,14 @@ def test_revoke_then_verify_offline_with_the_saved_status_list(runner: CliRunner
     verdict = json.loads(invoke(runner, "certificates", "verify", str(tampered), code=1))
     assert verdict["signature"] == "invalid"
     assert next(check["name"] for check in verdict["checks"] if not check["passed"]) == "signature"
+    twice = tmp_path / "twice.json"  # a name given twice: refused, not read as its last value
+    original = credential.read_text()
+    twice.write_text(
+        original.replace('"identityHash": "Grace Hopper"', '"identityHash": "Eve", "identityHash": "Grace Hopper"')
+    )
+    assert twice.read_text() != original
+    verdict = json.loads(invoke(runner, "certificates", "verify", str(twice), "--status-list", str(status), code=1))
+    assert [(check["name"], check["passed"]) for check in verdict["checks"]] == [("format", False)]
     database.dispose()
 
 
