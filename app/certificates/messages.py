@@ -15,6 +15,10 @@ NAME_PROBLEMS: dict[str, str] = {
         "else. Type the name without them."
     ),
     "invisible": _("The name contains invisible or unassigned characters. Type it again without them."),
+    "blank": _(
+        "The name contains a character that prints as nothing (a Hangul filler, a variation selector or a blank "
+        "braille cell). Type it again without it."
+    ),
     "email": _("That does not look like an e-mail address. Leave the field empty or check it."),
 }
 

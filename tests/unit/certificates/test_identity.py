@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.certificates.ids import ID_LENGTH, encode, new_certificate_id, normalise
-from app.certificates.names import MAX_NAME_LENGTH, NameRejectedError, normalise_name
+from app.certificates.names import BLANKS, MAX_NAME_LENGTH, NameRejectedError, normalise_name
 
 
 @pytest.mark.parametrize(
@@ -48,6 +48,14 @@ def test_names_of_any_script_are_printed_in_nfc(raw: str, printed: str) -> None:
         ("Ada\u00adL", "invisible"),
         ("Ada\ue000", "invisible"),
         ("Ada\U000e0001", "invisible"),
+        ("\u3164", "blank"),  # a Hangul filler, a letter to Unicode, printed as nothing
+        ("Ada\u3164Lovelace", "blank"),
+        ("\u115f\u1160", "blank"),
+        ("A\u034fda", "blank"),
+        ("Ada\ufe0f", "blank"),
+        ("Ada\U000e0100", "blank"),
+        ("\u2800Ada", "blank"),
+        ("Ada\uffa0", "blank"),
     ],
 )
 def test_names_that_could_mislead_or_break_a_layout_are_refused(raw: str, code: str) -> None:
@@ -66,6 +74,7 @@ def test_a_printed_name_is_nfc_bounded_and_has_a_letter(raw: str) -> None:
     assert 1 <= len(name) <= MAX_NAME_LENGTH
     assert any(unicodedata.category(character).startswith("L") for character in name)
     assert not any(unicodedata.category(character) == "Cc" for character in name)
+    assert not BLANKS & set(name)
 
 
 def test_ids_are_128_random_bits_in_crockford_base32() -> None:
