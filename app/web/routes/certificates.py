@@ -188,7 +188,7 @@ async def certificate_page(
             _PAGES.pop(next(iter(_PAGES)))
 
     async def recheck(connection: HTTPConnection) -> Representation | None:
-        again = await certificates.recheck(client_of(connection), certificate_id)
+        again = await certificates.recheck(certificate_id)
         return _PAGES.get(_page_key(request_language(connection), again)) if again is not None else None
 
     return RecheckedResponse(prepared, recheck)

@@ -13,7 +13,12 @@ from sqlalchemy import func, select, update
 
 import app.models  # noqa: F401  (every table)
 from app.certificates.credential import jwt_payload
-from app.certificates.errors import CertificateNotFoundError, InvalidNameError, NotEligibleError
+from app.certificates.errors import (
+    CertificateNotFoundError,
+    CertificateRateLimitedError,
+    InvalidNameError,
+    NotEligibleError,
+)
 from app.certificates.keys import KeyRing, SigningKey
 from app.certificates.models import Certificate, CertificateClaim, CertificateKey, StatusList
 from app.certificates.service import CertificatePolicy, CertificateService
@@ -306,17 +311,17 @@ def test_a_recheck_verifies_the_stored_bytes_and_declines_what_the_full_lookup_m
     service = certificate_service(database, clock=lambda: moments[-1], policy=tight)
     issued = run(service.issue("Grace Hopper", None, "en"))
     full = run(service.certificate("192.0.2.9", issued.id))
-    again = run(service.recheck("192.0.2.9", issued.id.lower()))
+    again = run(service.recheck(issued.id.lower()))
     assert again == full
     assert again.state == "valid"
     assert [check.name for check in again.verification.checks if check.passed] == [
         check.name for check in full.verification.checks
     ]
-    assert run(service.recheck("192.0.2.9", "0" * 26)) is None  # unknown: the full lookup answers (and counts) it
-    assert run(service.recheck("192.0.2.9", "not an id")) is None
+    assert run(service.recheck("0" * 26)) is None  # unknown: the full lookup answers (and counts) it
+    assert run(service.recheck("not an id")) is None
 
     run(service.revoke(issued.id, "Issued by mistake"))
-    revoked = run(service.recheck("192.0.2.9", issued.id))
+    revoked = run(service.recheck(issued.id))
     assert revoked is not None
     assert (revoked.state, revoked.verification.status) == ("revoked", "revoked")
     with database.session() as session:
@@ -325,17 +330,20 @@ def test_a_recheck_verifies_the_stored_bytes_and_declines_what_the_full_lookup_m
         changed = row.credential.replace("Grace Hopper", "Grace Hoppers")
         session.execute(update(Certificate).where(Certificate.id == issued.id).values(credential=changed))
         session.commit()
-    tampered = run(service.recheck("192.0.2.9", issued.id))
+    tampered = run(service.recheck(issued.id))
     assert tampered is not None
     assert "signature" in [check.name for check in tampered.verification.failed()]
 
-    for _ in range(2):  # an address that spent its misses is declined, its real ids included
+    for _ in range(2):  # an address that spent its misses ...
         with pytest.raises(CertificateNotFoundError):
             run(service.certificate("198.51.100.7", "0" * 26))
-    assert run(service.recheck("198.51.100.7", issued.id)) is None
-    assert run(service.recheck("192.0.2.9", issued.id)) is not None
+    with pytest.raises(CertificateRateLimitedError):  # ... is refused further unknown ids ...
+        run(service.certificate("198.51.100.7", "1" * 26))
+    assert run(service.recheck(issued.id)) is not None  # ... and still sees real ones
+    assert run(service.certificate("198.51.100.7", issued.id)).state == "invalid"  # tampered above
     moments.append(T0 + timedelta(minutes=11))  # the window has passed
-    assert run(service.recheck("198.51.100.7", issued.id)) is not None
+    with pytest.raises(CertificateNotFoundError):
+        run(service.certificate("198.51.100.7", "1" * 26))
 
 
 def test_a_page_prepared_from_remembered_bytes_still_checks_key_signature_clock_and_status(database: Database) -> None:
@@ -344,22 +352,22 @@ def test_a_page_prepared_from_remembered_bytes_still_checks_key_signature_clock_
     moments = [T0]
     service = certificate_service(database, clock=lambda: moments[-1])
     issued = run(service.issue("Grace Hopper", None, "en"))
-    first = run(service.recheck("192.0.2.9", issued.id))
+    first = run(service.recheck(issued.id))
     assert first is not None
     assert first.state == "valid"
     for _ in range(3):
-        assert run(service.recheck("192.0.2.9", issued.id)) == first
+        assert run(service.recheck(issued.id)) == first
     assert len(service._prepared) == 1  # prepared once, from the same bytes
     assert run(certificate_service(database, keys=service.keys).certificate("192.0.2.9", issued.id)) == first
 
     moments.append(T0 - timedelta(days=1))  # the clock before validFrom
-    early = run(service.recheck("192.0.2.9", issued.id))
+    early = run(service.recheck(issued.id))
     assert early is not None
     assert ("validity_period", "not_yet_valid") in [(c.name, c.problem) for c in early.verification.failed()]
     moments.append(T0)
 
     run(service.revoke(issued.id, "Issued by mistake"))
-    revoked = run(service.recheck("192.0.2.9", issued.id))
+    revoked = run(service.recheck(issued.id))
     assert revoked is not None
     assert revoked.state == "revoked"
 
@@ -372,7 +380,7 @@ def test_a_page_prepared_from_remembered_bytes_still_checks_key_signature_clock_
             update(CertificateKey).where(CertificateKey.id == thumbprint).values(public_key=other.public.multibase)
         )
         session.commit()
-    forged_key = run(service.recheck("192.0.2.9", issued.id))
+    forged_key = run(service.recheck(issued.id))
     assert forged_key is not None
     assert forged_key.state == "invalid"
     assert {"signature", "jwt_signature"} <= {check.name for check in forged_key.verification.failed()}
