@@ -30,7 +30,10 @@ NOT_ELIGIBLE: dict[str, str] = {
     "no_exam": _("This course has no final exam, so it issues no certificates."),
 }
 
-NOT_FOUND = _("There is no certificate with this ID. Check the address: IDs are 26 letters and digits.")
+NOT_FOUND = _(
+    "No certificate has this ID: check it for typing errors (an ID is 26 letters and digits). A forged ID looks "
+    "like this too."
+)
 RATE_LIMITED = _("Too many certificate lookups from your address. Please wait %(seconds)s seconds and try again.")
 ARTIFACT_UNAVAILABLE = _("This file cannot be made right now. The certificate itself and its JSON are available.")
 SUPERSEDED = _("Replaced by a certificate with a corrected name.")

@@ -274,9 +274,10 @@ def _certificate_text(request: Request) -> Any:
 
 async def certificate_not_found(request: Request, error: Exception) -> Response:
     """Malformed and unknown ids get the same answer (and the same bytes)."""
+    message = _certificate_text(request).not_found()
     if is_api(request):
-        return _json(_certificate_text(request).not_found(), 404)
-    return error_page(request, 404)
+        return _json(message, 404)
+    return error_page(request, 404, message)
 
 
 async def certificate_rate_limited(request: Request, error: Exception) -> Response:

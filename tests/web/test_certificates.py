@@ -140,6 +140,11 @@ def test_ids_are_case_insensitive_and_every_miss_is_the_same_404(app: FastAPI, c
     misses = [client.get(f"/c/{raw}") for raw in ("0" * 26, "not-an-id", "8" + "0" * 25, "%3Cscript%3E", "x" * 300)]
     assert {response.status_code for response in misses} == {404}
     assert len({response.content for response in misses}) == 1
+    assert "No certificate has this ID: check it for typing errors" in misses[0].text
+    assert "A forged ID looks like this too." in misses[0].text
+    korean = client.get("/c/" + "0" * 26, headers={"accept-language": "ko"})
+    assert korean.status_code == 404
+    assert "위조된 ID" in korean.text
     assert client.get("/c/" + "0" * 26 + ".pdf").content == client.get("/c/nope.pdf").content
     assert client.head(f"/c/{certificate_id}").status_code == 200
 
