@@ -61,6 +61,7 @@ class CertificateSummary:
     name: str
     issued_at: datetime
     email_hashed: bool
+    url: str  # the public verification page
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,7 +89,7 @@ from app.certificates.signing import VerifiedSignatures, add_proof, sign_jws
 from app.certificates.statuslist import FILL_LIMIT, LIST_SIZE, empty_bits, free_index, is_set, with_bit
 from app.certificates.verification import Check, Prepared, Verification, Verifier
 from app.context import RequestContext
-from app.db import Database
+from app.db import Database, DatabaseUnavailableError
 from app.learners.service import ensure_learner
 from app.quiz.bank import Quiz, render_text
 from app.quiz.models import QuizAttempt, aware
@@ -239,18 +239,31 @@ class CertificateService:
 
         def work(session: Session) -> Claim:
             attempt = self._passed_attempt(session, context.learner_id)
-            claim = session.get(CertificateClaim, (context.learner_id, self.course.version))
-            summary = None
-            if claim is not None:
-                row = session.get(Certificate, claim.certificate_id)
-                if row is not None:
-                    summary = CertificateSummary(row.id, row.name, aware(row.issued_at), _email_of(row) is not None)
-            return Claim(summary, attempt.score_percent or 0)
+            return Claim(self._claimed(session, context.learner_id), attempt.score_percent or 0)
 
         if not context.returning:
             self._exam()
             raise NotEligibleError()
         return await self.database.run(work)
+
+    async def current(self, context: RequestContext) -> CertificateSummary | None:
+        """The learner's certificate for this course version, for home and the exam page to show; None when
+        there is none yet, or when the database does not answer (those pages still open)."""
+        if not context.returning:
+            return None
+        try:
+            return await self.database.run(lambda session: self._claimed(session, context.learner_id))
+        except DatabaseUnavailableError:
+            return None
+
+    def _claimed(self, session: Session, learner_id: str) -> CertificateSummary | None:
+        claim = session.get(CertificateClaim, (learner_id, self.course.version))
+        row = session.get(Certificate, claim.certificate_id) if claim is not None else None
+        if row is None:
+            return None
+        return CertificateSummary(
+            row.id, row.name, aware(row.issued_at), _email_of(row) is not None, self.issuer.certificate_url(row.id)
+        )
 
     async def claim(self, context: RequestContext, name: str, email: str | None) -> Issued:
         """The learner's certificate for this course version: the existing one for the same name (and e-mail),

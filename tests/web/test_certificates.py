@@ -490,3 +490,27 @@ def test_the_verify_api_refuses_a_name_given_twice_and_odd_digits(app: FastAPI, 
         response = verify(client, odd_status)
         assert response.status_code == 200, odd
         assert response.json()["valid"] is False
+
+
+def test_home_and_the_exam_page_lead_back_to_the_certificate(app: FastAPI, client: TestClient) -> None:
+    for path in ("/en/", "/en/exam"):
+        assert "Your certificate" not in client.get(path).text  # nothing to show yet
+    pass_exam(app, client)
+    for path in ("/en/", "/en/exam"):
+        before = parse(client.get(path).text)
+        assert "/en/certificate" in before.links()  # passed: the way to claim it
+        assert "Your certificate" not in before.text
+    certificate_id = claim(client, "Ada Lovelace")
+    for path, words in (("/en/", "Your certificate"), ("/ko/exam", "나의 수료증"), ("/en/exam", "Ada Lovelace")):
+        page = client.get(path)
+        assert page.headers["cache-control"].startswith("no-store") or "no-store" in page.headers["cache-control"]
+        parsed = parse(page.text)
+        assert words in parsed.text, path
+        links = parsed.links()
+        assert any(link.startswith(f"/c/{certificate_id}?lang=") for link in links), links
+        assert f"/c/{certificate_id}.pdf" in links
+        assert any(
+            link.startswith("https://www.linkedin.com/profile/add?") and certificate_id in link for link in links
+        )
+    with TestClient(app) as stranger:  # another learner sees none of it
+        assert certificate_id not in stranger.get("/en/").text

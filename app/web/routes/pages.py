@@ -7,7 +7,7 @@ from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from app.web.caching import RepresentationResponse
-from app.web.deps import LanguageDep, PageDep, QuizServiceDep, StateDep
+from app.web.deps import CertificateServiceDep, LanguageDep, PageDep, QuizServiceDep, StateDep
 from app.web.i18n import preferred_language
 from app.web.templating.urls import url_path
 
@@ -21,9 +21,10 @@ async def root(request: Request) -> RedirectResponse:
 
 
 @router.get("/{lang}/", name="home")
-async def home(page: PageDep, quiz: QuizServiceDep) -> Response:
+async def home(page: PageDep, quiz: QuizServiceDep, certificates: CertificateServiceDep) -> Response:
     progress = await quiz.progress(page.context, page.state.course.published_slugs)
-    return page.render("home.html", progress=progress, quizzes=quiz.catalog)
+    certificate = await certificates.current(page.context) if progress.exam_passed else None
+    return page.render("home.html", progress=progress, quizzes=quiz.catalog, certificate=certificate)
 
 
 @router.get("/{lang}/guides/{slug}", name="chapter")

@@ -51,11 +51,19 @@ def _submission(value: str | None, tokens: list[str]) -> Submission:
 async def _landing(page: PageDep, quiz: QuizServiceDep, chosen: Quiz) -> Response:
     context = page.context
     landing = await quiz.landing(context, chosen)
+    passed = landing.exam is not None and landing.exam.passed
+    certificate = await page.state.certificates.current(context) if passed else None
     wait = landing.exam.wait(context.now) if landing.exam is not None else None
     message = None
     if wait is not None:  # the page offers no start button then: it says why, and for how long
         message = _text(page).rate_limited(RateLimitedError(wait.retry_after_s, wait.reason, quiz=chosen))
-    return page.render("quiz/landing.html", landing=landing, message=message, deadline=_deadline(page, landing.latest))
+    return page.render(
+        "quiz/landing.html",
+        landing=landing,
+        message=message,
+        deadline=_deadline(page, landing.latest),
+        certificate=certificate,
+    )
 
 
 async def _start(page: PageDep, quiz: QuizServiceDep, chosen: Quiz) -> Response:
