@@ -514,3 +514,12 @@ def test_home_and_the_exam_page_lead_back_to_the_certificate(app: FastAPI, clien
         )
     with TestClient(app) as stranger:  # another learner sees none of it
         assert certificate_id not in stranger.get("/en/").text
+
+
+def test_the_claim_form_says_the_name_is_final_and_its_limit_matches_its_hint(app: FastAPI, client: TestClient) -> None:
+    pass_exam(app, client)
+    form = parse(client.get("/en/certificate").text)
+    assert form.find("input", id="claim-name", maxlength="100")
+    assert "1 to 100 characters" in form.text
+    assert "The printed name is final" in form.text
+    assert "인쇄되는 이름은 바꿀 수 없습니다" in parse(client.get("/ko/certificate").text).text
