@@ -37,6 +37,7 @@ from app.certificates.signing import (
     verify_jws,
     verify_proof,
 )
+from app.certificates.verification import Verifier
 from tests.unit.certificates.helpers import VECTORS, issuer, vector
 from tests.unit.quiz.helpers import T0
 
@@ -245,3 +246,45 @@ def test_a_remembered_jws_signature_vouches_for_those_exact_bytes_and_key_only()
     for number in range(3):  # the memory stays bounded, and what left it is checked again
         assert check(sign_jws({"sub": str(number)}, signer, "did:web:course.example#k-jwk"), signer)
     assert check(token, signer)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+ALL_PLACES = sorted({path[:length] for path in ALL_LEAVES for length in range(1, len(path) + 1)}, key=str)
+
+
+def fuzz_verifier() -> Verifier:
+    return Verifier(
+        issuer(),
+        lambda thumbprint: KEY.public if thumbprint == KEY.thumbprint else None,
+        lambda number, index: False if number == 1 else None,
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(path=st.sampled_from(ALL_PLACES), replacement=JSON_VALUES, as_jws=st.booleans())
+def test_no_credential_makes_the_verifier_fail_only_a_check(
+    path: tuple[Any, ...], replacement: Any, as_jws: bool
+) -> None:
+    """Any JSON value at any place of a signed credential (or of a JWS payload) gets a verdict, never an error."""
+    document = changed(SIGNED, path, replacement)
+    if as_jws:
+        unsigned = {key: value for key, value in document.items() if key != "proof"}
+        payload = b64url_encode(json.dumps(unsigned).encode())
+        header = b64url_encode(json.dumps({"alg": "EdDSA", "typ": "vc+jwt", "kid": "x"}).encode())
+        raw = json.dumps({"jwt": f"{header}.{payload}.{b64url_encode(b'0' * 64)}"})
+    else:
+        raw = json.dumps(document)
+    verdict = fuzz_verifier().submitted(raw, T0)
+    assert isinstance(verdict.valid, bool)
+    if not as_jws and replacement != _at(SIGNED, path):
+        assert not verdict.valid
+
+
+@settings(max_examples=200, deadline=None)
+@given(raw=st.binary(max_size=200) | st.text(max_size=200).map(str.encode))
+def test_any_bytes_get_a_verdict(raw: bytes) -> None:
+    assert fuzz_verifier().submitted(raw, T0).valid is False
