@@ -18,6 +18,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -44,6 +46,49 @@ def wrk(url: str, headers: dict[str, str], seconds: int, threads: int = 1) -> fl
     if errors:
         raise RuntimeError(f"{url}: {errors.group(1)} error responses")
     return float(match.group(1))
+
+
+@contextmanager
+def serve_bare(bare_dir: str, probe: str) -> Iterator[str]:
+    """The bare FastAPI app (benchmarks._bare) in its own uvicorn process, serving the bytes recorded in
+    `bare_dir`; yields its base URL once `probe` (a recorded name) answers."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "benchmarks._bare:create",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+        ],
+        cwd=PROJECT_ROOT,
+        env=os.environ | {"BARE_DIR": bare_dir},
+    )
+    try:
+        base_url = f"http://127.0.0.1:{port}"
+        _wait(f"{base_url}/{probe}")
+        yield base_url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def alternating(
+    ours_url: str, bare_url: str, headers: dict[str, str], rounds: int, seconds: int
+) -> tuple[list[float], list[float]]:
+    """wrk against ours and the bare app in turns, the order swapped each round so machine noise hits both."""
+    ours: list[float] = []
+    theirs: list[float] = []
+    for index in range(rounds):
+        pair = [(ours, ours_url), (theirs, bare_url)]
+        for results, url in pair if index % 2 == 0 else reversed(pair):
+            results.append(wrk(url, headers, seconds))
+    return ours, theirs
 
 
 def record(folder: Path, name: str, response: httpx.Response) -> None:
@@ -81,46 +126,22 @@ def main() -> None:
             }
             for name, (path, headers) in cases.items():
                 record(folder, _slug(name), raw(client, path, headers))
-        bare_port = free_port()
-        bare = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "--factory",
-                "benchmarks._bare:create",
-                "--port",
-                str(bare_port),
-                "--log-level",
-                "warning",
-                "--no-access-log",
-            ],
-            cwd=PROJECT_ROOT,
-            env=os.environ | {"BARE_DIR": bare_dir},
-        )
-        try:
-            _wait(f"http://127.0.0.1:{bare_port}/{_slug('chapter (identity)')}")
+        with serve_bare(bare_dir, _slug("chapter (identity)")) as bare_url:
             print(
                 f"chapter: {len(chapter.content):,} B; wrk 16 connections, {arguments.rounds} rounds of "
                 f"{arguments.seconds} s each, alternating; median req/s"
             )
             print(f"{'endpoint':<26} {'ours':>9} {'bare':>9} {'ratio':>7}  rounds (ours/bare)")
             for name, (path, headers) in cases.items():
-                ours: list[float] = []
-                theirs: list[float] = []
-                for index in range(arguments.rounds):
-                    pair = [(ours, f"{app_url}{path}"), (theirs, f"http://127.0.0.1:{bare_port}/{_slug(name)}")]
-                    for results, url in pair if index % 2 == 0 else reversed(pair):
-                        results.append(wrk(url, headers, arguments.seconds))
+                ours, theirs = alternating(
+                    f"{app_url}{path}", f"{bare_url}/{_slug(name)}", headers, arguments.rounds, arguments.seconds
+                )
                 ratio = statistics.median(ours) / statistics.median(theirs)
                 shown = " ".join(f"{a:.0f}/{b:.0f}" for a, b in zip(ours, theirs, strict=True))
                 print(
                     f"{name:<26} {statistics.median(ours):>9.0f} {statistics.median(theirs):>9.0f} "
                     f"{ratio:>7.2f}  {shown}"
                 )
-        finally:
-            bare.terminate()
-            bare.wait(timeout=10)
     one: list[float] = []
     two: list[float] = []
     for index in range(max(1, arguments.rounds // 2)):

@@ -15,9 +15,7 @@ Targets (issue 26): the build adds <= 200 ms; each query >= 0.5 of the bare app.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.content import load_course
 from app.search import CourseSearch
-from benchmarks._server import PROJECT_ROOT, free_port, serve_process
-from benchmarks.load import _SKIP_HEADERS, _slug, wrk
+from benchmarks._server import PROJECT_ROOT, serve_process
+from benchmarks.load import _SKIP_HEADERS, _slug, alternating, serve_bare
 
 QUERIES = {
     "en one word": ("en", "busbw"),
@@ -52,18 +50,6 @@ def record_raw(client: httpx.Client, folder: Path, name: str, path: str, headers
     (folder / f"{name}.body").write_bytes(body)
     (folder / f"{name}.headers").write_text("\n".join(lines) + "\n")
     return len(body)
-
-
-def wait_for(url: str) -> None:
-    for _ in range(100):
-        try:
-            with httpx.stream("GET", url, timeout=1) as response:
-                if response.status_code < 500:
-                    return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"{url} did not answer")
 
 
 def build_times(builds: int) -> list[float]:
@@ -110,34 +96,13 @@ def main() -> None:
         folder = Path(bare_dir)
         with httpx.Client(base_url=app_url) as client:
             sizes = {name: record_raw(client, folder, _slug(name), path, gzip) for name, path in paths.items()}
-        bare_port = free_port()
-        bare = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "--factory",
-                "benchmarks._bare:create",
-                "--port",
-                str(bare_port),
-                "--log-level",
-                "warning",
-                "--no-access-log",
-            ],
-            cwd=PROJECT_ROOT,
-            env=os.environ | {"BARE_DIR": bare_dir},
-        )
-        try:
-            wait_for(f"http://127.0.0.1:{bare_port}/{_slug(next(iter(paths)))}")
+        with serve_bare(bare_dir, _slug(next(iter(paths)))) as bare_url:
             print(f"wrk 16 connections, {arguments.rounds} rounds of {arguments.seconds} s, alternating; median req/s")
             print(f"{'query':<16} {'bytes':>7} {'ours':>8} {'bare':>8} {'ratio':>6}  rounds (ours/bare)")
             for name, path in paths.items():
-                ours: list[float] = []
-                theirs: list[float] = []
-                for index in range(arguments.rounds):
-                    pair = [(ours, f"{app_url}{path}"), (theirs, f"http://127.0.0.1:{bare_port}/{_slug(name)}")]
-                    for results, url in pair if index % 2 == 0 else reversed(pair):
-                        results.append(wrk(url, gzip, arguments.seconds))
+                ours, theirs = alternating(
+                    f"{app_url}{path}", f"{bare_url}/{_slug(name)}", gzip, arguments.rounds, arguments.seconds
+                )
                 size = sizes[name]
                 ratio = statistics.median(ours) / statistics.median(theirs)
                 shown = " ".join(f"{a:.0f}/{b:.0f}" for a, b in zip(ours, theirs, strict=True))
@@ -145,9 +110,6 @@ def main() -> None:
                     f"{name:<16} {size:>7,} {statistics.median(ours):>8.0f} {statistics.median(theirs):>8.0f} "
                     f"{ratio:>6.2f}  {shown}"
                 )
-        finally:
-            bare.terminate()
-            bare.wait(timeout=10)
 
 
 if __name__ == "__main__":
