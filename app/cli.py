@@ -12,26 +12,35 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated, NoReturn, TextIO
+from typing import TYPE_CHECKING, Annotated, NoReturn, TextIO
 
 import typer
 
 from app import migrations
+from app.bootstrap import ISSUER_NAME, certificate_service, issue_sender, newsletter_service
 from app.certificates import offline
 from app.certificates.credential import Issuer
 from app.certificates.errors import CertificateNotFoundError, InvalidNameError
 from app.certificates.keys import KeyFileError, KeyRing
 from app.certificates.messages import CertificateText
 from app.certificates.service import CertificateService
-from app.config import ConfigurationError, get_settings
+from app.config import ConfigurationError, get_settings, settings_for_serving
 from app.content import ContentError, load_course
+from app.content.terminology import check_terms
 from app.db import Database
 from app.newsletter.errors import IssueChangedError, SendStoppedError
 from app.newsletter.issue import IssueFileError, load_issue
 from app.quiz.bank import QuizCatalog, load_quizzes
 from app.quiz.service import QuizService
-from app.web.factory import ISSUER_NAME, certificate_service, issue_sender, newsletter_service
 from app.web.i18n import load_translations
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+
+# uvicorn's supervisor kills a worker that does not answer its ping within this time, 5 s by default; a worker
+# being built on a busy 2-core machine (start-up took 30-60 s there) missed it and was killed, again and again.
+WORKER_HEALTHCHECK_TIMEOUT_S = 120
 
 
 class Language(StrEnum):
@@ -67,22 +76,36 @@ def _database() -> Iterator[Database]:
 @cli.command()
 def serve(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    port: Annotated[int, typer.Option(help="Port to listen on (in development also BASE_URL's, unless set).")] = 8000,
     workers: Annotated[int, typer.Option(help="Worker processes (PostgreSQL for more than one).")] = 1,
     reload: Annotated[bool, typer.Option(help="Restart when code changes (development).")] = False,
+    worker_healthcheck_timeout: Annotated[
+        int, typer.Option(help="Seconds a worker may take to answer the supervisor's health check.")
+    ] = WORKER_HEALTHCHECK_TIMEOUT_S,
 ) -> None:
     """Serve the site with uvicorn."""
     import uvicorn
 
     from app.main import create_app
 
+    settings = settings_for_serving(host, port)
     try:
-        create_app()  # fail here, with a readable message, rather than inside a worker
+        app = create_app(settings)  # fail here, with a readable message, rather than inside a worker
     except ContentError as error:
         _fail("The content has problems:\n" + str(error))
     except (ConfigurationError, migrations.SchemaOutOfDateError) as error:
         _fail(str(error))
-    uvicorn.run("app.main:app", host=host, port=port, workers=workers, reload=reload, proxy_headers=True)
+    # One process serves the app just built; workers and the reloader each import and build their own.
+    target: FastAPI | str = app if workers == 1 and not reload else "app.main:app"
+    uvicorn.run(
+        target,
+        host=host,
+        port=port,
+        workers=workers,
+        reload=reload,
+        proxy_headers=True,
+        timeout_worker_healthcheck=worker_healthcheck_timeout,
+    )
 
 
 @db_cli.command()
@@ -122,6 +145,8 @@ def check_content(
         for problem in error.problems:
             typer.echo(problem.format(content_dir), err=True)
         _fail(f"{len(error.problems)} problem(s) found.")
+    for finding in check_terms(content_dir).pending:
+        typer.echo(f"note (pending): {finding.problem().format(content_dir)}", err=True)
     pages = sum(len(chapter.pages) for chapter in course.chapters)
     questions = sum(len(quiz.questions) for quiz in quizzes)
     typer.echo(

@@ -6,6 +6,7 @@ without touching `os.environ`.
 
 from __future__ import annotations
 
+import os
 import secrets
 from enum import StrEnum
 from functools import lru_cache
@@ -49,6 +50,9 @@ class Settings(BaseSettings):
     )
     var_dir: Path = PROJECT_ROOT / "var"
     content_dir: Path = PROJECT_ROOT / "content"
+    static_dir: Path = Field(
+        default=PROJECT_ROOT / "static", description="css/, js/, img/ and vendor/ (filled by npm ci)."
+    )
     log_level: str = "INFO"
     smtp_url: SecretStr | None = Field(
         default=None,
@@ -59,6 +63,22 @@ class Settings(BaseSettings):
     mail_from: str | None = Field(default=None, description="The From of outgoing mail; default newsletter@<host>.")
     donation_url: str | None = Field(default=None, description="A donation page, linked in the footer.")
     next_guide_url: str | None = Field(default=None, description="Where the last chapter leads onward.")
+    linkedin_organization_id: str | None = Field(
+        default=None,
+        description="The issuer's LinkedIn organization id (digits): 'Add to LinkedIn profile' then links the "
+        "certificate to that page (its logo and name) instead of naming the issuer in plain text.",
+    )
+    metrics_token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token that /metrics requires (Authorization: Bearer ...); in production /metrics "
+        "answers nothing without it.",
+    )
+    body_read_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="Seconds a request body may take to arrive in full (then 408): a bounded body of 256 KiB "
+        "needs under 9 KB/s, so only a client that holds the connection on purpose is cut off.",
+    )
 
     @field_validator("base_url")
     @classmethod
@@ -74,9 +94,22 @@ class Settings(BaseSettings):
             raise ValueError("links must start with http:// or https://")
         return value or None
 
+    @field_validator("linkedin_organization_id")
+    @classmethod
+    def _digits(cls, value: str | None) -> str | None:
+        value = (value or "").strip()
+        if value and not (value.isascii() and value.isdigit()):
+            raise ValueError("LINKEDIN_ORGANIZATION_ID is the number in the admin URL of the organization's page")
+        return value or None
+
     @property
     def resolved_outbox_dir(self) -> Path:
         return self.outbox_dir or self.var_dir / "outbox"
+
+    @property
+    def content_cache_dir(self) -> Path | None:
+        """Where the rendered course is kept between starts; tests, which build many apps, render each."""
+        return None if self.env is Environment.TEST else self.var_dir / "cache"
 
     @property
     def is_production(self) -> bool:
@@ -138,3 +171,18 @@ class Settings(BaseSettings):
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings()
+
+
+def settings_for_serving(host: str, port: int) -> Settings:
+    """The settings `interconnects serve` runs with: outside production, a BASE_URL that is not set follows the
+    port being served, so `serve --port 8123` answers at http://127.0.0.1:8123 instead of 400 for every page.
+
+    The value is also put into the environment, because uvicorn's worker processes read their settings afresh.
+    """
+    settings = get_settings()
+    if settings.is_production or "base_url" in settings.model_fields_set:
+        return settings
+    name = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # noqa: S104  (a wildcard is not an address)
+    os.environ["BASE_URL"] = f"http://[{name}]:{port}" if ":" in name else f"http://{name}:{port}"
+    get_settings.cache_clear()
+    return get_settings()

@@ -12,7 +12,12 @@ from functools import lru_cache
 
 from babel.numbers import format_decimal
 
-BINARY_PREFIXES = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+KiB = 2**10
+MiB = 2**20
+GiB = 2**30
+TiB = 2**40
+# Bytes per binary-prefixed unit, largest first: the one table the diagrams, chapters and quizzes read sizes by.
+BINARY_PREFIXES = (("TiB", TiB), ("GiB", GiB), ("MiB", MiB), ("KiB", KiB))
 _PLAIN_RANGE = (1e-9, 1e15)
 
 

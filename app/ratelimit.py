@@ -19,16 +19,28 @@ from __future__ import annotations
 
 import ipaddress
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import BigInteger, Delete, Index, Integer, Select, String, bindparam, delete, func, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import (
+    BigInteger,
+    Delete,
+    Index,
+    Integer,
+    Select,
+    String,
+    Update,
+    bindparam,
+    delete,
+    func,
+    select,
+    update,
+)
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from app.conflict import insert_or_update
 from app.db import Base
 
 SLOTS = 10
@@ -98,20 +110,30 @@ def _slots(key_count: int) -> Select[str, int, int]:
     )
 
 
-def _upsert(insert: Callable[[Any], Any]) -> Any:
-    statement = insert(RateLimitSlot).values(key=bindparam("key"), slot_start_us=bindparam("slot"), count=1)
-    return statement.on_conflict_do_update(
-        index_elements=[RateLimitSlot.key, RateLimitSlot.slot_start_us], set_={"count": RateLimitSlot.count + 1}
-    )
-
-
 # One request more in each key's current slot: one statement, executed for every key at once (executemany; a
 # multi-row VALUES would be a statement SQLAlchemy cannot cache).
-_COUNT_ONE = {"sqlite": _upsert(sqlite.insert), "postgresql": _upsert(postgresql.insert)}
+_COUNT_ONE = insert_or_update(
+    RateLimitSlot,
+    index_elements=[RateLimitSlot.key, RateLimitSlot.slot_start_us],
+    set_={"count": RateLimitSlot.count + 1},
+    values={"key": bindparam("key"), "slot_start_us": bindparam("slot"), "count": 1},
+)
+
+
+# One request fewer in the slot it was counted in, never below zero.
+_UNCOUNT_ONE: Update = (
+    update(RateLimitSlot)
+    .where(
+        RateLimitSlot.key == bindparam("slot_key"),
+        RateLimitSlot.slot_start_us == bindparam("slot_start"),
+        RateLimitSlot.count > 0,
+    )
+    .values(count=RateLimitSlot.count - 1)
+)
 
 
 @lru_cache(maxsize=8)
-def _lock(key_count: int) -> Select[Any]:
+def _advisory_locks(key_count: int) -> Select[Any]:
     """PostgreSQL: the transaction's advisory lock on each key, in the keys' order, in one statement."""
     return select(
         *(func.pg_advisory_xact_lock(func.hashtextextended(bindparam(f"key{index}"), 0)) for index in range(key_count))
@@ -127,29 +149,51 @@ def check_and_count(session: Session, limits: list[tuple[str, Limit]], now: date
     connection = session.connection()
     dialect = connection.dialect.name
     now_us = round(now.timestamp() * MICROSECONDS)
-    current = {key: now_us - now_us % limit.slot_us for key, limit in by_key.items()}
-    # The earliest slot any key may need: its window reaches back SLOTS slots before the current one.
-    oldest = min(current[key] - SLOTS * limit.slot_us for key, limit in by_key.items())
     keys: dict[str, Any] = {f"key{index}": key for index, key in enumerate(by_key)}
     if dialect == "postgresql":
-        connection.execute(_lock(len(by_key)), keys)
+        connection.execute(_advisory_locks(len(by_key)), keys)
     if secrets.randbelow(FORGET_EVERY) == 0:
         connection.execute(_FORGET, {"before": now_us - FORGET_AFTER_US})
-    parameters = keys | {"oldest": oldest}
+    refusals = _refusals(session, by_key, now_us)
+    if refusals:
+        return max(refusals, key=lambda refusal: refusal.retry_after_s)
+    current = [{"key": key, "slot": now_us - now_us % limit.slot_us} for key, limit in by_key.items()]
+    connection.execute(_COUNT_ONE.on(connection), current)
+    return None
+
+
+def uncount(session: Session, key: str, limit: Limit, counted_at: datetime) -> None:
+    """Give back the request `check_and_count` counted against `key` at `counted_at`, when what it allowed did
+    not happen (a mail that could not be sent). A decrement in one statement needs no lock: it can only let
+    fewer requests through than were counted."""
+    counted_us = round(counted_at.timestamp() * MICROSECONDS)
+    session.connection().execute(
+        _UNCOUNT_ONE, {"slot_key": key[:KEY_LENGTH], "slot_start": counted_us - counted_us % limit.slot_us}
+    )
+
+
+def refused(session: Session, key: str, limit: Limit, now: datetime) -> Refusal | None:
+    """Whether `key` is past `limit` now, by the same window `check_and_count` applies, read without counting
+    anything (no lock, no write): for a read path that must not queue for a write transaction."""
+    refusals = _refusals(session, {key[:KEY_LENGTH]: limit}, round(now.timestamp() * MICROSECONDS))
+    return refusals[0] if refusals else None
+
+
+def _refusals(session: Session, by_key: dict[str, Limit], now_us: int) -> list[Refusal]:
+    """The keys whose window (the slots overlapping the last `window_s`, the current one included) is full."""
+    # The earliest slot any key may need: its window reaches back SLOTS slots before the current one.
+    oldest = min(now_us - now_us % limit.slot_us - SLOTS * limit.slot_us for limit in by_key.values())
+    parameters: dict[str, Any] = {f"key{index}": key for index, key in enumerate(by_key)} | {"oldest": oldest}
     counts: dict[str, list[tuple[int, int]]] = {key: [] for key in by_key}
-    for key, slot_start, count in connection.execute(_slots(len(by_key)), parameters):
+    for key, slot_start, count in session.connection().execute(_slots(len(by_key)), parameters):
         limit = by_key[key]
         if slot_start + (SLOTS + 1) * limit.slot_us > now_us:  # overlaps [now - window, now]
             counts[key].append((slot_start, count))
-    refusals = [
+    return [
         Refusal(key, _retry_after_s(slots, by_key[key], now_us))
         for key, slots in counts.items()
         if sum(count for _, count in slots) >= by_key[key].requests
     ]
-    if refusals:
-        return max(refusals, key=lambda refusal: refusal.retry_after_s)
-    connection.execute(_COUNT_ONE[dialect], [{"key": key, "slot": current[key]} for key in by_key])
-    return None
 
 
 def _retry_after_s(slots: list[tuple[int, int]], limit: Limit, now_us: int) -> int:

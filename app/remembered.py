@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -31,6 +31,15 @@ class Remembered(Generic[K, V]):
             self._items.move_to_end(key)
             if len(self._items) > self.size:
                 self._items.popitem(last=False)
+
+    def remember(self, key: K, make: Callable[[], V]) -> V:
+        """The value kept for `key`, else `make()`'s, kept from now on. `make` runs outside the lock, so a slow
+        one holds up no other key; two threads that miss the same key at once both make it, and the later wins."""
+        value = self.get(key)
+        if value is None:
+            value = make()
+            self.put(key, value)
+        return value
 
     def __contains__(self, key: K) -> bool:
         with self._lock:

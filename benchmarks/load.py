@@ -48,26 +48,23 @@ def wrk(url: str, headers: dict[str, str], seconds: int, threads: int = 1) -> fl
     return float(match.group(1))
 
 
+def uvicorn_factory(factory: str, port: int) -> list[str]:
+    """The command that serves the app `factory` builds on `port`, quietly (the benchmark measures, not logs)."""
+    quiet = ["--log-level", "warning", "--no-access-log"]
+    return [sys.executable, "-m", "uvicorn", "--factory", factory, "--port", str(port), *quiet]
+
+
 @contextmanager
-def serve_bare(bare_dir: str, probe: str) -> Iterator[str]:
-    """The bare FastAPI app (benchmarks._bare) in its own uvicorn process, serving the bytes recorded in
-    `bare_dir`; yields its base URL once `probe` (a recorded name) answers."""
+def serve_bare(
+    bare_dir: str, probe: str, factory: str = "benchmarks._bare:create", environment: dict[str, str] | None = None
+) -> Iterator[str]:
+    """The bare FastAPI app (benchmarks._bare, or another `factory`) in its own uvicorn process, serving the
+    bytes recorded in `bare_dir`; yields its base URL once `probe` (a recorded name, or a path) answers."""
     port = free_port()
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "benchmarks._bare:create",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-            "--no-access-log",
-        ],
+        uvicorn_factory(factory, port),
         cwd=PROJECT_ROOT,
-        env=os.environ | {"BARE_DIR": bare_dir},
+        env=os.environ | (environment or {}) | {"BARE_DIR": bare_dir},
     )
     try:
         base_url = f"http://127.0.0.1:{port}"

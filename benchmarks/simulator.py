@@ -1,7 +1,9 @@
 """Simulator speed, and the calibrated mode's residuals against the published sweeps.
 
 Run: ``python benchmarks/simulator.py``. Prints figures; asserts nothing. With ``--error-table`` it prints the
-generated tables of ``app/simulator/accuracy.py`` instead (paste them between its GENERATED markers).
+generated tables of ``app/simulator/accuracy.py`` instead (paste them between its GENERATED markers); with
+``--pending`` it prints the residuals of the sweeps stored under ``tests/data/nccl_sweeps/pending`` (published,
+not yet met by the model, so not in the test suite) instead.
 
 Speed: a full 8 B .. 8 GiB sweep of every operation on dgx-h100, calibrated, in process.
 
@@ -10,6 +12,7 @@ the first request for a new query pays); "plans cached" keeps the size-independe
 again; "warm" is a repeated sweep, served from the sweep cache (what a redrawn diagram pays).
 """
 
+import json
 import statistics
 import sys
 import time
@@ -17,16 +20,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.simulator import OPS, sweep
+from app.simulator import OPS, CollectiveQuery, sweep
 from app.simulator.collectives import _cached_plan, _sweep_plan
-from app.simulator.published import SWEEPS
+from app.simulator.published import SWEEPS, PublishedSweep
 from app.simulator.residuals import TARGET_FACTOR, render_tables, residuals
 
 REPEATS = 200
+PENDING = Path(__file__).resolve().parent.parent / "tests" / "data" / "nccl_sweeps" / "pending"
 
 
 def full_sweep() -> int:
-    return sum(len(sweep(op, 8, 8 * 2**30, system="dgx-h100", mode="calibrated")) for op in OPS)
+    return sum(len(sweep(CollectiveQuery(op, system="dgx-h100", mode="calibrated"), 8, 8 * 2**30)) for op in OPS)
 
 
 def measure(clear_plans: bool, clear_sweeps: bool) -> list[float]:
@@ -42,10 +46,36 @@ def measure(clear_plans: bool, clear_sweeps: bool) -> list[float]:
     return timings_ms
 
 
-def residual_table() -> None:
+def pending_sweeps() -> tuple[PublishedSweep, ...]:
+    """The records of ``tests/data/nccl_sweeps/pending`` as the simulator's sweeps (times where printed)."""
+    sweeps = []
+    for path in sorted(PENDING.glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        model = record["model"]
+        sweeps.append(
+            PublishedSweep(
+                id=record["id"],
+                title=record["title"],
+                url=record["url"],
+                date=record["date"],
+                op=record["op"],
+                system=model["system"],
+                nodes=model["nodes"],
+                gpus_per_node=model["gpus_per_node"],
+                algorithm=model["algorithm"],
+                hardware=record["hardware"],
+                rows=tuple((row["message_bytes"], row["busbw_GBps"]) for row in record["rows"]),
+                known_misses=tuple(record["known_misses"].items()),
+                times_us=tuple(row["time_us"] for row in record["rows"] if "time_us" in row),
+            )
+        )
+    return tuple(sweeps)
+
+
+def residual_table(sweeps: tuple[PublishedSweep, ...] = SWEEPS) -> None:
     """Per reference and regime: rows, the worst row (model time / measured time) and whether it meets its target."""
     print(f"{'reference':44} {'regime':8} {'rows':>4} {'worst size':>12} {'time x':>7} {'target':>6}  verdict")
-    for published in SWEEPS:
+    for published in sweeps:
         rows = residuals(published)
         misses = dict(published.known_misses)
         for regime in ("latency", "ramp", "plateau"):
@@ -66,6 +96,9 @@ def residual_table() -> None:
 def main() -> None:
     if "--error-table" in sys.argv:
         print(render_tables())
+        return
+    if "--pending" in sys.argv:
+        residual_table(pending_sweeps())
         return
     residual_table()
     results = full_sweep()

@@ -32,6 +32,7 @@ from app.quiz.service import QuizPolicy
 from app.ratelimit import Limit
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+FIXTURE_COURSE = PROJECT_ROOT / "tests" / "fixtures" / "course"
 TEST_SECRET = "test-secret-" + "x" * 40
 
 DATABASE_BACKENDS = ("sqlite", "postgresql")
@@ -116,6 +117,17 @@ def require_postgres(server: str | None) -> str:
             pytest.fail("POSTGRES_REQUIRED=1 but there is no PostgreSQL (set TEST_POSTGRES_URL or install it)")
         pytest.skip("PostgreSQL tests need TEST_POSTGRES_URL or PostgreSQL's initdb and pg_ctl on this machine")
     return server
+
+
+def require_deploy(missing: list[str]) -> None:
+    """The deployment suite needs nginx, PostgreSQL and openssl on this machine; CI sets DEPLOY_REQUIRED=1 so that
+    their absence fails instead of skipping."""
+    if not missing:
+        return
+    reason = f"the deployment tests need {', '.join(missing)} (apt-get install nginx postgresql openssl)"
+    if os.environ.get("DEPLOY_REQUIRED") == "1":
+        pytest.fail("DEPLOY_REQUIRED=1 but " + reason)
+    pytest.skip(reason)
 
 
 class PostgresDatabases:
@@ -224,6 +236,15 @@ def database(database_url: str) -> Iterator[Database]:
 # --- apps and clients ----------------------------------------------------------------------------------------
 
 SettingsFactory = Callable[..., Settings]
+
+
+@pytest.fixture
+def fixture_course(tmp_path: Path) -> Path:
+    """A fresh copy of the small course in tests/fixtures/course, for a test to break one thing in (copying and
+    loading the real course took a few seconds a test)."""
+    copy = tmp_path / "content"
+    shutil.copytree(FIXTURE_COURSE, copy)
+    return copy
 
 
 @pytest.fixture

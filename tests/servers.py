@@ -35,32 +35,45 @@ def running_server(
 
     The server's output goes to var_dir/server.log, which the error names if the server does not come up.
     """
+    with serving_process(command, var_dir, environment, extra_args) as (_process, base_url):
+        yield base_url
+
+
+@contextmanager
+def serving_process(
+    command: list[str], var_dir: Path, environment: Mapping[str, str], extra_args: tuple[str, ...] = ()
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """`running_server`, yielding the server's process too (for tests that signal it or read its memory)."""
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     env = os.environ | {"ENV": "test", "VAR_DIR": str(var_dir), "BASE_URL": base_url} | dict(environment)
     if "DATABASE_URL" not in environment:
         env.pop("DATABASE_URL", None)
-    log_path = var_dir / "server.log"
+    arguments = [*command, "--host", "127.0.0.1", "--port", str(port), *extra_args]
+    with started(arguments, env, var_dir / "server.log", port) as process:
+        yield process, base_url
+
+
+@contextmanager
+def started(
+    arguments: list[str], env: Mapping[str, str], log_path: Path, port: int
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Run `arguments` (a server that listens on `port`), wait for its /healthz, stop it afterwards; its output
+    goes to `log_path`, which the error quotes if it does not come up."""
     with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [*command, "--host", "127.0.0.1", "--port", str(port), *extra_args],
-            cwd=PROJECT_ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        process = subprocess.Popen(arguments, cwd=PROJECT_ROOT, env=dict(env), stdout=log, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + START_TIMEOUT_S
             while True:
                 try:
-                    if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
+                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
                         break
                 except httpx.TransportError:
                     pass
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"the server did not start:\n{log_path.read_text()}")
                 time.sleep(0.1)
-            yield base_url
+            yield process
         finally:
             process.terminate()
             try:

@@ -80,6 +80,10 @@ class Issuer:
     def status_list_url(self, number: int) -> str:
         return f"{self.base_url}/status/{number}"
 
+    def badge_url(self, extension: str) -> str:
+        """The achievement's badge art ("svg" or "png"): one stable URL per format, for every certificate."""
+        return f"{self.base_url}/issuer/badge.{extension}"
+
     def profile(self) -> dict[str, Any]:
         return {"id": self.did, "type": ["Profile"], "name": self.name, "url": self.profile_url}
 
@@ -93,6 +97,9 @@ class Achievement:
     criteria: str
     criteria_url: str
     language: str
+    image_url: str | None = None  # the badge art (OB 3.0 Achievement.image), as PNG: what wallets show
+    image_caption: str | None = None
+    tags: tuple[str, ...] = ()  # the skills it attests (OB 3.0 Achievement.tag)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,11 +204,22 @@ def open_badge_credential(
                 "description": achievement.description,
                 "criteria": {"id": achievement.criteria_url, "narrative": achievement.criteria},
                 "inLanguage": achievement.language,
+                **_achievement_extras(achievement),
             },
         },
         "credentialStatus": dict(status),
         "evidence": [dict(item) for item in evidence],
     }
+
+
+def _achievement_extras(achievement: Achievement) -> dict[str, Any]:
+    extras: dict[str, Any] = {}
+    if achievement.image_url is not None:
+        image = {"id": achievement.image_url, "type": "Image"}
+        extras["image"] = image | ({"caption": achievement.image_caption} if achievement.image_caption else {})
+    if achievement.tags:
+        extras["tag"] = list(achievement.tags)
+    return extras
 
 
 def jwt_payload(credential: Mapping[str, Any]) -> dict[str, Any]:

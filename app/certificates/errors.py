@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.certificates.readmodels import Claim
+
 
 class CertificateError(Exception):
     pass
@@ -24,13 +29,16 @@ class NotEligibleError(CertificateError):
 
 
 class InvalidNameError(CertificateError):
-    """The name (or e-mail) cannot go on a certificate; `code` says why, `name` is what was sent (for the form)."""
+    """The name (or e-mail) cannot go on a certificate; `code` says why, `name` is what was sent (for the form).
+
+    Refused in a learner's claim, it carries the claim step (`claim`) the form is shown again with."""
 
     def __init__(self, code: str, name: str, email: str | None = None) -> None:
         super().__init__(code)
         self.code = code
         self.name = name
         self.email = email
+        self.claim: Claim | None = None
 
 
 class CertificateRateLimitedError(CertificateError):
@@ -40,4 +48,5 @@ class CertificateRateLimitedError(CertificateError):
 
 
 class ArtifactUnavailableError(CertificateError):
-    """A derived file (PDF, preview image) cannot be made here: the fonts it needs are not installed."""
+    """A derived file (PDF, preview image, badge PNG) cannot be made here: the fonts or the libcairo it needs
+    are not installed."""

@@ -87,6 +87,16 @@ ACHIEVEMENT_CRITERIA = _(
     "lab, in at most %(minutes)d minutes, with at least %(percent)d %% right. The exam gives no verdict on an "
     "answer before it ends."
 )
+BADGE_CAPTION = _("Badge of %(course)s")
+# The skills the achievement attests (OB 3.0 Achievement.tag). Product and protocol names are the same in every
+# language; the concepts are translated.
+PRODUCT_SKILLS = ("PCIe", "NVLink", "NVSwitch", "NVL72", "InfiniBand", "RoCE", "NCCL")
+CONCEPT_SKILLS = (
+    _("GPU interconnects"),
+    _("Collective communication"),
+    _("Scale-up and scale-out networks"),
+    _("Bandwidth and latency estimation"),
+)
 EVIDENCE_NAME = _("Final exam")
 EVIDENCE_DESCRIPTION = _(
     "The passed attempt: its seed, the questions drawn and their parameters, and the version of the course content."
@@ -141,3 +151,8 @@ class CertificateText(Messages):
         if reason == "superseded":
             return self.get(SUPERSEDED)
         return reason or ""
+
+
+def skills(text: CertificateText) -> tuple[str, ...]:
+    """The achievement's tags in the certificate's language: the concepts first, then the products."""
+    return (*(text.get(skill) for skill in CONCEPT_SKILLS), *PRODUCT_SKILLS)

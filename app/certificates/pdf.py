@@ -163,34 +163,109 @@ def render_pdf(page: PrintedCertificate, qr: Matrix, fonts: Fonts) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Preview:
-    label: str
+    label: str  # the verdict: "Verified certificate", "Revoked certificate", ...
     name: str
     course: str
     issuer: str
+    footer: str  # the verification address
+    valid: bool  # the verdict's colour, and the badge in colour or grey
+    badge: bytes | None = None  # the badge art as PNG (square), drawn at the right
+
+
+INK = (27, 31, 29)
+MUTED = (77, 87, 82)
+BLUE = (31, 95, 191)
+VIOLET = (106, 63, 181)
+RED = (161, 38, 27)
+PAPER = (251, 251, 248)
 
 
 def render_preview(preview: Preview, fonts: Fonts) -> bytes:
-    """The Open Graph image (1200 x 630 PNG) that link previews show."""
-    image = Image.new("RGB", PREVIEW_SIZE, (251, 251, 248))
+    """The Open Graph image (1200 x 630 PNG) that link previews show, filled edge to edge: the badge at the right,
+    the verdict, the name (as large as fits), the course (wrapped) and the verification address at the left. Link
+    previews crop to about 1.91:1, which is this size exactly, so nothing that matters sits near an edge."""
+    width, height = PREVIEW_SIZE
+    image = Image.new("RGB", PREVIEW_SIZE, PAPER)
     draw = ImageDraw.Draw(image)
-    draw.rectangle((0, 0, PREVIEW_SIZE[0], 18), fill=(11, 107, 85))
-    draw.rectangle((24, 42, PREVIEW_SIZE[0] - 24, PREVIEW_SIZE[1] - 24), outline=(11, 107, 85), width=4)
+    for x in range(width):  # the band at the top: blue to violet, like the badge's ring
+        mix = x / (width - 1)
+        colour = tuple(round(a + (b - a) * mix) for a, b in zip(BLUE, VIOLET, strict=True))
+        draw.line((x, 0, x, 24), fill=colour)
+    draw.rectangle((0, height - 96, width, height), fill=(238, 241, 247))
 
     def font(path: Path, size: int) -> ImageFont.FreeTypeFont:
         return ImageFont.truetype(str(path), size)
 
-    def fitted(text: str, path: Path, size: int, width: int) -> ImageFont.FreeTypeFont:
+    def fitted(text: str, path: Path, size: int, room: int, smallest: int = 28) -> ImageFont.FreeTypeFont:
         chosen = font(path, size)
-        while size > 24 and draw.textlength(text, font=chosen) > width:
+        while size > smallest and draw.textlength(text, font=chosen) > room:
             size -= 4
             chosen = font(path, size)
         return chosen
 
-    usable = PREVIEW_SIZE[0] - 160
-    draw.text((80, 90), preview.issuer.upper(), font=font(fonts.bold, 30), fill=(77, 87, 82))
-    draw.text((80, 150), preview.label, font=font(fonts.regular, 40), fill=(11, 107, 85))
-    draw.text((80, 240), preview.name, font=fitted(preview.name, fonts.bold, 84, usable), fill=(27, 31, 29))
-    draw.text((80, 400), preview.course, font=fitted(preview.course, fonts.regular, 40, usable), fill=(77, 87, 82))
+    def lines_of(text: str, chosen: ImageFont.FreeTypeFont, room: int) -> list[str]:
+        """`text` in lines of at most `room` pixels: broken at spaces, and a word wider than that between
+        characters."""
+        lines: list[str] = []
+        current = ""
+        for word in text.split(" "):
+            trial = f"{current} {word}" if current else word
+            if draw.textlength(trial, font=chosen) <= room:
+                current = trial
+                continue
+            if current:
+                lines.append(current)
+            while len(word) > 1 and draw.textlength(word, font=chosen) > room:
+                cut = max(1, *(n for n in range(1, len(word)) if draw.textlength(word[:n], font=chosen) <= room))
+                lines.append(word[:cut])
+                word = word[cut:]
+            current = word
+        return [*lines, current] if current else lines
+
+    def broken(text: str, chosen: ImageFont.FreeTypeFont, room: int, limit: int) -> list[str]:
+        """At most `limit` lines; the last one ends in an ellipsis when the text goes on."""
+        lines = lines_of(text, chosen, room)
+        if len(lines) <= limit:
+            return lines
+        last = lines[limit - 1]
+        while last and draw.textlength(f"{last}…", font=chosen) > room:
+            last = last[:-1]
+        return [*lines[: limit - 1], f"{last.rstrip()}…"]
+
+    left, badge_size = 72, 400
+    badge_left = width - badge_size - 64
+    room = badge_left - left - 48
+    if preview.badge is not None:
+        badge = Image.open(io.BytesIO(preview.badge)).convert("RGBA").resize((badge_size, badge_size))
+        if not preview.valid:
+            grey = badge.convert("LA").convert("RGBA")
+            grey.putalpha(badge.getchannel("A").point(lambda alpha: alpha // 2))
+            badge = grey
+        image.paste(badge, (badge_left, (height - 96 - badge_size) // 2 + 12), badge)
+    draw.text((left, 64), preview.issuer.upper(), font=font(fonts.bold, 30), fill=MUTED)
+    draw.text((left, 112), preview.label, font=font(fonts.bold, 44), fill=VIOLET if preview.valid else RED)
+    # The name as large as fits on one line down to 56 px, else on two lines down to 28 px, else on three.
+    name_font = fitted(preview.name, fonts.bold, 104, room, smallest=56)
+    name_lines = [preview.name]
+    if draw.textlength(preview.name, font=name_font) > room:
+        for size in range(72, 27, -4):
+            name_font = font(fonts.bold, size)
+            name_lines = lines_of(preview.name, name_font, room)
+            if len(name_lines) <= 2:
+                break
+        name_lines = broken(preview.name, name_font, room, 3)
+    y = 190
+    for line in name_lines:
+        draw.text((left, y), line, font=name_font, fill=INK)
+        y += int(name_font.size * 1.25)
+    y += 24
+    course_font = font(fonts.regular, 40 if len(name_lines) == 1 else 34)
+    for line in broken(preview.course, course_font, room, 3 if len(name_lines) == 1 else 2):
+        draw.text((left, y), line, font=course_font, fill=MUTED)
+        y += int(course_font.size * 1.3)
+    draw.text(
+        (left, height - 66), preview.footer, font=fitted(preview.footer, fonts.regular, 30, width - 2 * left), fill=BLUE
+    )
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=True)
     return buffer.getvalue()

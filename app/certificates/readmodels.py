@@ -4,7 +4,7 @@ issued certificate's id and URL, a listing row, and the exam an evidence entry r
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
@@ -21,12 +21,18 @@ PageState = Literal["valid", "revoked", "invalid"]
 @dataclass(frozen=True, slots=True)
 class CertificateView:
     """A certificate as read from its stored, signed bytes, with the outcome of verifying them just now. The
-    texts (name, course) come from the credential itself, never from other columns."""
+    texts (name, course) come from the credential itself, never from other columns.
+
+    Frozen and hashable by what the page shows (the verdict as `state` and `failed_checks`, not the
+    `verification` it came from, which holds the parsed credential): two views that are equal render the same
+    page, so a view is the key of the page's bytes."""
 
     id: str
     url: str  # the canonical verification URL
     qr_url: str  # the URL with the signed summary in its fragment
-    verification: Verification
+    verification: Verification = field(compare=False, repr=False)
+    state: PageState
+    failed_checks: tuple[Check, ...]  # what the page lists as failed (a revocation is shown as such instead)
     name: str | None
     course: str | None
     description: str | None
@@ -38,21 +44,18 @@ class CertificateView:
     score_percent: int | None
     pass_percent: int | None
     criteria: str | None  # what the certificate attests: the achievement's criteria narrative
+    skills: tuple[str, ...]  # the achievement's tags
     revoked_at: datetime | None
     revocation_reason: str | None  # "superseded" (a name correction) or the operator's words
     replaced_by: str | None
 
-    @property
-    def state(self) -> PageState:
-        if not self.verification.signature_valid:
-            return "invalid"
-        if self.verification.status == "revoked" or self.revoked_at is not None:
-            return "revoked"
-        return "valid" if self.verification.valid else "invalid"
 
-    @property
-    def failed_checks(self) -> tuple[Check, ...]:
-        return tuple(check for check in self.verification.failed() if check.problem != "revoked")
+def page_state(verification: Verification, revoked_at: datetime | None) -> PageState:
+    if not verification.signature_valid:
+        return "invalid"
+    if verification.status == "revoked" or revoked_at is not None:
+        return "revoked"
+    return "valid" if verification.valid else "invalid"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +73,21 @@ class Claim:
 
     certificate: CertificateSummary | None
     score_percent: int
+
+
+@dataclass(frozen=True, slots=True)
+class NamePreview:
+    """A name as the certificate would print it (`printed`), or why it cannot go on one (`problem`, a code of
+    app.certificates.messages.NAME_PROBLEMS); both None for an empty field."""
+
+    typed: str
+    printed: str | None
+    problem: str | None
+
+    @property
+    def changed(self) -> bool:
+        """The printed name differs from what was typed (spaces collapsed, characters composed)."""
+        return self.printed is not None and self.printed != self.typed
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +198,8 @@ class StoredCertificate(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class CredentialFacts:
-    """What the page shows that the stored credential itself says (never other columns)."""
+    """What the page shows that the stored credential itself says (never other columns): each field is the
+    `CertificateView` field of the same name, which `certificate_view` fills from it."""
 
     name: str | None
     course: str | None
@@ -191,6 +210,7 @@ class CredentialFacts:
     score_percent: int | None
     pass_percent: int | None
     criteria: str | None
+    skills: tuple[str, ...]
 
 
 def credential_facts(stored: Mapping[str, Any]) -> CredentialFacts:
@@ -214,6 +234,7 @@ def credential_facts(stored: Mapping[str, Any]) -> CredentialFacts:
         score_percent=_integer(evidence.get("scorePercent")),
         pass_percent=_integer(evidence.get("passPercent")),
         criteria=_string(_mapping(achievement.get("criteria")).get("narrative")),
+        skills=tuple(tag for tag in _list(achievement.get("tag")) if isinstance(tag, str)),
     )
 
 
@@ -221,30 +242,29 @@ def certificate_view(
     row: StoredCertificate, facts: CredentialFacts, verification: Verification, issuer_of_site: Issuer
 ) -> CertificateView:
     url = issuer_of_site.certificate_url(row.id)
+    revoked_at = aware(row.revoked_at) if row.revoked_at else None
     return CertificateView(
         id=row.id,
         url=url,
         qr_url=f"{url}#{row.qr_payload}",
         verification=verification,
-        name=facts.name,
-        course=facts.course,
-        description=facts.description,
+        state=page_state(verification, revoked_at),
+        failed_checks=tuple(check for check in verification.failed() if check.problem != "revoked"),
         language=row.language,
-        issued_at=facts.issued_at,
-        issuer_name=facts.issuer_name,
-        issuer_id=facts.issuer_id,
         key=verification.key,
-        score_percent=facts.score_percent,
-        pass_percent=facts.pass_percent,
-        criteria=facts.criteria,
-        revoked_at=aware(row.revoked_at) if row.revoked_at else None,
+        revoked_at=revoked_at,
         revocation_reason=row.revocation_reason,
         replaced_by=row.replaced_by,
+        **{fact.name: getattr(facts, fact.name) for fact in fields(facts)},
     )
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _string(value: Any) -> str | None:

@@ -158,8 +158,11 @@ def prepare_proof(secured: Mapping[str, Any]) -> PreparedProof:
     return PreparedProof(method, signature=signature, data=data)
 
 
-def check_proof(prepared: PreparedProof, resolve: KeyResolver) -> ProofCheck:
-    """The Ed25519 check itself, against the key `resolve` gives for the proof's verification method."""
+def check_proof(
+    prepared: PreparedProof, resolve: KeyResolver, verified: VerifiedSignatures | None = None
+) -> ProofCheck:
+    """The Ed25519 check itself, against the key `resolve` gives for the proof's verification method (through
+    `verified`, when given, which remembers the signatures it found valid)."""
     method = prepared.method
     if prepared.early is not None or method is None:
         return ProofCheck(False, method, prepared.early)
@@ -168,9 +171,7 @@ def check_proof(prepared: PreparedProof, resolve: KeyResolver) -> ProofCheck:
         return ProofCheck(False, method, "unknown_key")
     if prepared.late is not None:
         return ProofCheck(False, method, prepared.late)
-    try:
-        public_key.verify(prepared.signature, prepared.data)
-    except InvalidSignature:
+    if not _signature_valid(public_key, prepared.signature, prepared.data, verified):
         return ProofCheck(False, method, "signature")
     return ProofCheck(True, method)
 
@@ -234,9 +235,12 @@ def decode_jws(token: str) -> JwsCheck:
 
 
 class VerifiedSignatures:
-    """Signatures found valid, by key, signature and message: a bounded memory for a verifier that sees the same
-    bytes again and again (the verification page checks a certificate's JWS, a second encoding of the credential
-    whose proof it checks on every request). Only successes are kept; a wrong signature is checked every time."""
+    """Signatures found valid, by the exact public key bytes, signature and message: a bounded memory for a
+    verifier that sees the same stored bytes again and again (the verification page checks a certificate's
+    embedded proof and its JWS on every view). Ed25519 verification is a pure function of those three, so a
+    remembered success weakens nothing; what can change between two views (which key the issuer publishes, the
+    clock, the status bit) is still read for every one. Only successes are kept; a wrong signature is checked
+    every time."""
 
     def __init__(self, size: int = 1024) -> None:
         self._seen: Remembered[tuple[bytes, bytes, bytes], bool] = Remembered(size)
@@ -248,6 +252,20 @@ class VerifiedSignatures:
             return
         public_key.verify(signature, message)
         self._seen.put(key, True)
+
+
+def _signature_valid(
+    public_key: Ed25519PublicKey, signature: bytes, message: bytes, verified: VerifiedSignatures | None
+) -> bool:
+    """Whether the signature is valid, asking `verified` (which remembers the valid ones) when given."""
+    try:
+        if verified is not None:
+            verified.verify(public_key, signature, message)
+        else:
+            public_key.verify(signature, message)
+    except InvalidSignature:
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,12 +302,7 @@ def check_jws(prepared: PreparedJws, resolve: KeyResolver, verified: VerifiedSig
     public_key = resolve(kid) if kid is not None else None
     if public_key is None:
         return JwsCheck(False, header, payload, "unknown_key")
-    try:
-        if verified is not None:
-            verified.verify(public_key, prepared.signature, prepared.signing_input)
-        else:
-            public_key.verify(prepared.signature, prepared.signing_input)
-    except InvalidSignature:
+    if not _signature_valid(public_key, prepared.signature, prepared.signing_input, verified):
         return JwsCheck(False, header, payload, "signature")
     return JwsCheck(True, header, payload)
 

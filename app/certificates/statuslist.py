@@ -15,12 +15,13 @@ import secrets
 from collections.abc import Callable
 
 from app.certificates.encoding import multibase_decode
+from app.formatting import MiB
 
 LIST_SIZE = 131_072
 # A list takes new certificates until half its entries are used; past that, drawing a free index at random
 # would need ever more tries, and a fresh list is cheap.
 FILL_LIMIT = LIST_SIZE // 2
-MAX_DECODED_BYTES = 16 * 1024 * 1024
+MAX_DECODED_BYTES = 16 * MiB
 
 
 def empty_bits(size: int = LIST_SIZE) -> bytes:

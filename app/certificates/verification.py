@@ -10,7 +10,7 @@ invalid, and the result names the step.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
@@ -77,7 +77,9 @@ class Prepared:
     """A credential (or a JWS's payload) with every check done that its bytes alone decide, for this issuer.
     What a check needs besides the bytes (the key, the clock, the status list) is done by `Verifier.checked`
     each time, so a prepared credential can be checked again and again: the verification page keeps the
-    prepared form of each stored certificate it has shown, and still verifies its signature on every request.
+    prepared form of each stored certificate it has shown, and reads the key, the clock and the status bit on
+    every request (the Ed25519 check itself is remembered per exact key, signature and message; see
+    `VerifiedSignatures`).
     `unreadable` is a JWS whose parts could not be decoded at all, for the reason `problem` names."""
 
     credential: Mapping[str, Any] | None
@@ -89,15 +91,13 @@ class Prepared:
     problem: str = "jws_format"
 
 
+@dataclass(eq=False)
 class Verifier:
-    def __init__(
-        self, issuer: Issuer, keys: KeyLookup, revoked: StatusLookup, jws_verified: VerifiedSignatures | None = None
-    ) -> None:
-        self.issuer = issuer
-        self.keys = keys
-        self.revoked = revoked
-        self.jws_verified = jws_verified
-        self._resolved: dict[str, PublicKey | None] = {}
+    issuer: Issuer
+    keys: KeyLookup
+    revoked: StatusLookup
+    verified: VerifiedSignatures | None = None
+    _resolved: dict[str, PublicKey | None] = field(init=False, default_factory=dict)
 
     def _key(self, method: str) -> PublicKey | None:
         thumbprint = self.issuer.thumbprint_of(method)
@@ -159,7 +159,7 @@ class Verifier:
         signed = prepared.proof
         key: PublicKey | None
         if isinstance(signed, PreparedJws):
-            checked = check_jws(signed, self._resolve, self.jws_verified)
+            checked = check_jws(signed, self._resolve, self.verified)
             kid = checked.kid
             key = self._key(kid) if kid is not None else None
             if key is None:
@@ -168,7 +168,7 @@ class Verifier:
                 signature = [Check(KEY, True), Check(SIGNATURE, checked.valid, None if checked.valid else "signature")]
         else:
             assert signed is not None
-            proof = check_proof(signed, self._resolve)
+            proof = check_proof(signed, self._resolve, self.verified)
             signature = self._signature_checks(proof)
             key = self._key(proof.verification_method) if proof.verification_method else None
         status, state = self._status(prepared.status_entry)

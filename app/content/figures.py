@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import fields, is_dataclass
 
 from app import simulator
-from app.formatting import exact, significant
+from app.formatting import BINARY_PREFIXES, exact, significant
 from app.simulator.models import MODELS, Dimension, ParameterValue, compute
 
 PLACEHOLDER = re.compile(r"\{\{\s*(?P<kind>[a-z]+):(?P<id>[a-z0-9-]+):(?P<field>[A-Za-z_]+)\s*\}\}")
@@ -35,10 +35,7 @@ CALC_UNITS: dict[str, tuple[Dimension, float]] = {
     "%": (Dimension.RATIO, 1e-2),
 }
 _SIZE_SUFFIXES = {
-    "KiB": 2**10,
-    "MiB": 2**20,
-    "GiB": 2**30,
-    "TiB": 2**40,
+    **dict(BINARY_PREFIXES),
     "KB": 10**3,
     "MB": 10**6,
     "GB": 10**9,

@@ -1,11 +1,23 @@
-"""Loads content/: validates everything, renders it once, and reports every problem with file and line."""
+"""Loads content/: validates everything, renders it once, and reports every problem with file and line.
+
+The rendered course can be kept on disk (`cache_dir`, under VAR_DIR): rendering the Markdown, linking terms and
+checking figures is most of a worker's start-up, and every worker of every restart did it again for the same
+bytes. The file is named by a digest of everything the result depends on (each content file, the source of the
+app package, which renders it, and the versions of the libraries that parse and highlight), so an edit to either
+content or code is a new file, never a stale course.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
+import pickle
 import re
+import sys
 from collections.abc import Callable, Mapping
 from datetime import date
+from importlib import metadata
 from pathlib import Path
 
 from pydantic import Field, HttpUrl, field_validator
@@ -18,6 +30,7 @@ from app.content.linkfigures import contradicting_rates
 from app.content.markdown import render_markdown
 from app.content.models import Chapter, ChapterPage, Course, FaqEntry, Source
 from app.content.sections import faq_problem, section_problems
+from app.content.terminology import check_terms
 from app.content.termlinks import TermLinker
 from app.content.typography import bind_units
 from app.i18n import LANGUAGES
@@ -83,8 +96,59 @@ class _Collector:
         self.problems.extend(problems)
 
 
-def load_course(content_dir: Path, resolve_figure: FigureResolver = simulator_figure) -> Course:
-    """Load and render the whole course, or raise ContentError listing every problem."""
+APP_PACKAGE = Path(__file__).resolve().parent.parent
+# The libraries whose output is part of the rendered course (parsing, Markdown, highlighting, validation).
+RENDERING_LIBRARIES = ("pyyaml", "markdown-it-py", "mdit-py-plugins", "pygments", "pydantic", "babel")
+CACHE_PREFIX = "course-"
+
+
+def load_course(
+    content_dir: Path, resolve_figure: FigureResolver = simulator_figure, cache_dir: Path | None = None
+) -> Course:
+    """Load and render the whole course, or raise ContentError listing every problem.
+
+    With `cache_dir`, a course rendered before from the same content and code is read back instead (a course
+    with problems is never kept, so its errors are reported on every start)."""
+    if cache_dir is None or resolve_figure is not simulator_figure:
+        return _render_course(content_dir, resolve_figure)
+    path = cache_dir / f"{CACHE_PREFIX}{course_digest(content_dir)}.pickle"
+    try:
+        # The file is ours: VAR_DIR holds the secrets too, and whoever can write there is already the app.
+        cached = pickle.loads(path.read_bytes())  # noqa: S301
+    except Exception:  # none yet, or a torn or foreign file: render again and replace it
+        cached = None
+    if isinstance(cached, Course):
+        return cached
+    course = _render_course(content_dir, resolve_figure)
+    _keep(path, pickle.dumps(course, protocol=pickle.HIGHEST_PROTOCOL))
+    return course
+
+
+def course_digest(content_dir: Path) -> str:
+    """SHA-256 over every content file, every module of the app package and the rendering libraries' versions."""
+    digest = hashlib.sha256(sys.version.encode())
+    for library in RENDERING_LIBRARIES:
+        digest.update(f"\0{library}={metadata.version(library)}".encode())
+    for root, pattern in ((content_dir, "*"), (APP_PACKAGE, "*.py")):
+        for file in sorted(root.rglob(pattern)):
+            if file.is_file():
+                digest.update(f"\0{file.relative_to(root).as_posix()}\0".encode())
+                digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def _keep(path: Path, data: bytes) -> None:
+    """Write the new file whole (another worker may be reading) and drop the ones older content left."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_bytes(data)
+    os.replace(partial, path)
+    for old in path.parent.glob(f"{CACHE_PREFIX}*.pickle"):
+        if old != path:
+            old.unlink(missing_ok=True)
+
+
+def _render_course(content_dir: Path, resolve_figure: FigureResolver) -> Course:
     collector = _Collector()
     course_path = content_dir / "course.yaml"
     if not course_path.is_file():
@@ -134,6 +198,7 @@ def load_course(content_dir: Path, resolve_figure: FigureResolver = simulator_fi
         glossary=glossary_source.glossary,
     )
     collector.extend(reference_problems(glossary_source, course))
+    collector.extend(list(check_terms(content_dir).problems))
     if collector.problems:
         raise ContentError(collector.problems, content_dir)
     return course

@@ -112,29 +112,13 @@ def _render_table_close(
     return self.renderToken(tokens, index, options, env) + "</div>\n"
 
 
-def _render_section_open(
-    self: RendererHTML, tokens: Sequence[Token], index: int, _options: OptionsDict, _env: EnvType
-) -> str:
-    return '<section class="chapter-section">\n'
+def _render_always(markup: str) -> Callable[..., str]:
+    """A rule whose output is the same for every token (a section's or the source list's tags)."""
 
+    def render(self: RendererHTML, tokens: Sequence[Token], index: int, _options: OptionsDict, _env: EnvType) -> str:
+        return markup
 
-def _render_section_close(
-    self: RendererHTML, tokens: Sequence[Token], index: int, _options: OptionsDict, _env: EnvType
-) -> str:
-    return "</section>\n"
-
-
-def _render_sources_open(
-    self: RendererHTML, tokens: Sequence[Token], index: int, _options: OptionsDict, _env: EnvType
-) -> str:
-    # The generated footnotes are the chapter's source list; the page titles it in the reader's language.
-    return _SOURCES_MARKER + '<ol class="footnotes-list">\n'
-
-
-def _render_sources_close(
-    self: RendererHTML, tokens: Sequence[Token], index: int, _options: OptionsDict, _env: EnvType
-) -> str:
-    return "</ol>\n"
+    return render
 
 
 def _render_footnote_caption(
@@ -177,14 +161,15 @@ def build_markdown() -> MarkdownIt:
     md.add_render_rule("footnote_caption", _render_footnote_caption)
     md.add_render_rule("footnote_ref", _render_footnote_ref)
     md.add_render_rule("footnote_anchor", _render_footnote_backref)
-    md.add_render_rule("footnote_block_open", _render_sources_open)
-    md.add_render_rule("footnote_block_close", _render_sources_close)
+    # The generated footnotes are the chapter's source list; the page titles it in the reader's language.
+    md.add_render_rule("footnote_block_open", _render_always(_SOURCES_MARKER + '<ol class="footnotes-list">\n'))
+    md.add_render_rule("footnote_block_close", _render_always("</ol>\n"))
     for cell in ("th_open", "td_open"):
         md.add_render_rule(cell, _render_cell)
     md.add_render_rule("table_open", _render_table_open)
     md.add_render_rule("table_close", _render_table_close)
-    md.add_render_rule(_SECTION_OPEN, _render_section_open)
-    md.add_render_rule(_SECTION_CLOSE, _render_section_close)
+    md.add_render_rule(_SECTION_OPEN, _render_always('<section class="chapter-section">\n'))
+    md.add_render_rule(_SECTION_CLOSE, _render_always("</section>\n"))
     return md
 
 

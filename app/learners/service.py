@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from app.conflict import insert_or_update
 from app.learners.models import Learner, utcnow
+
+_TOUCH = insert_or_update(
+    Learner,
+    index_elements=[Learner.id],
+    set_=lambda excluded: {"preferred_language": excluded.preferred_language, "last_seen_at": excluded.last_seen_at},
+)
 
 
 def ensure_learner(session: Session, learner_id: str, language: str) -> Learner:
@@ -15,14 +21,8 @@ def ensure_learner(session: Session, learner_id: str, language: str) -> Learner:
     the loser of a plain INSERT would fail with an integrity error.
     """
     now = utcnow()
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = insert(Learner).values(id=learner_id, preferred_language=language, created_at=now, last_seen_at=now)
-    statement = statement.on_conflict_do_update(
-        index_elements=[Learner.id],
-        set_={"preferred_language": language, "last_seen_at": now},
-    )
-    session.execute(statement)
+    row = {"id": learner_id, "preferred_language": language, "created_at": now, "last_seen_at": now}
+    session.execute(_TOUCH.on(session), row)
     learner = session.get(Learner, learner_id, populate_existing=True)
     assert learner is not None  # just upserted in this transaction
     return learner

@@ -14,6 +14,7 @@ Subscribers are read in batches by id (keyset), so memory stays flat however lon
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -72,20 +73,13 @@ def delivery_name(issue_id: str, subscriber_id: int) -> str:
     return f"{issue_id}-{subscriber_id}"
 
 
+@dataclass(eq=False)
 class IssueSender:
-    def __init__(
-        self,
-        database: Database,
-        transport: Transport,
-        mailer: Mailer,
-        clock: Callable[[], datetime],
-        batch: int = BATCH,
-    ) -> None:
-        self.database = database
-        self.transport = transport
-        self.mailer = mailer
-        self.clock = clock
-        self.batch = batch
+    database: Database
+    transport: Transport
+    mailer: Mailer
+    clock: Callable[[], datetime]
+    batch: int = BATCH
 
     def _register(self, issue: IssueFile, now: datetime) -> None:
         def work(session: Session) -> None:

@@ -7,6 +7,10 @@ information, so the count over a bank follows a Poisson binomial distribution, a
 probability of at least the observed count is below CUE_SIGNIFICANCE. Ties count as not longest (or shortest):
 equal lengths give nothing away.
 
+A bank of "choose all" questions gives a cue of its own when every one has some but not all options right: a
+learner who always ticks two or three never scores a clean miss, so at least one such question must have exactly
+one right option, or all of them.
+
 An exam question must not be answerable from memory of the practice quizzes (or of another exam question):
 the same prompt, the same options, or a numeric question whose every possible draw a practice question can
 also draw.
@@ -14,6 +18,7 @@ also draw.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -85,12 +90,35 @@ def length_cues(questions: Iterable[Question]) -> list[LengthCue]:
     return cues
 
 
+# --- how many options a "choose all" question has right ------------------------------------------------------
+
+MIN_MULTIPLE_FOR_COUNT_CUE = 4  # below this a bank's counts cannot form a habit worth flagging
+
+
+def correct_count_cue(questions: Iterable[Question]) -> str | None:
+    """Why a bank's multiple-choice questions teach "tick some, never one, never all", or None."""
+    counts = [
+        (question.id, sum(option.correct for option in question.options), len(question.options))
+        for question in questions
+        if question.type == "multiple"
+    ]
+    if len(counts) < MIN_MULTIPLE_FOR_COUNT_CUE or any(right in (1, total) for _, right, total in counts):
+        return None
+    named = ", ".join(question_id for question_id, _, _ in counts[:_LISTED]) + (", …" if len(counts) > _LISTED else "")
+    return (
+        f"every one of the {len(counts)} multiple-choice questions ({named}) has more than one but not all options "
+        "correct: let at least one have a single correct option, or all"
+    )
+
+
 # --- repeated questions ---------------------------------------------------------------------------------------
 
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
+@functools.lru_cache(maxsize=4096)
 def _normal(text: str) -> str:
+    """Each exam question meets every practice question: the same few hundred texts, normalised once each."""
     return _NOT_WORD.sub(" ", text.casefold()).strip()
 
 

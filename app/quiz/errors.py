@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from app.quiz.bank import Quiz
     from app.quiz.readmodels import AnswerView, AttemptView
+    from app.quiz.service import Landing
 
 
 class QuizError(Exception):
@@ -34,7 +35,11 @@ class QuestionError(QuizError):
 
 class InvalidSubmissionError(QuestionError):
     """The answer cannot be graded (malformed, unknown token, wrong kind of unit, out of range); nothing was
-    stored."""
+    stored. `typed` is what the learner typed, shown again in the field beside the message."""
+
+    def __init__(self, attempt: AttemptView, question_id: str, code: str, typed: str | None = None) -> None:
+        super().__init__(attempt, question_id, code)
+        self.typed = typed
 
 
 class AlreadyAnsweredError(QuestionError):
@@ -56,8 +61,8 @@ class UnknownQuestionError(QuizError):
 class RateLimitedError(QuizError):
     """Too many requests (`reason`: "requests", "exam_daily" or "exam_gap"); retry after `retry_after_s`.
 
-    `quiz` is set when a start was refused (its landing page shows the message), `attempt` and `question_id`
-    when an answer was (its question shows it)."""
+    `quiz` and `landing` are set when a start was refused (the quiz's landing page, as it is now, shows the
+    message), `attempt` and `question_id` when an answer was (its question shows it)."""
 
     def __init__(
         self,
@@ -66,6 +71,7 @@ class RateLimitedError(QuizError):
         quiz: Quiz | None = None,
         attempt: AttemptView | None = None,
         question_id: str | None = None,
+        landing: Landing | None = None,
     ) -> None:
         super().__init__(reason)
         self.retry_after_s = retry_after_s
@@ -73,3 +79,4 @@ class RateLimitedError(QuizError):
         self.quiz = quiz
         self.attempt = attempt
         self.question_id = question_id
+        self.landing = landing

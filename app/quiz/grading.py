@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
+from app.formatting import GiB
 from app.quiz.bank import Question
 from app.quiz.units import Quantity, unit_named
 from app.simulator.models import Computed, ParameterValue
 
-GIB_PER_GB = 2**30 / 1e9
+GIB_PER_GB = GiB / 1e9
 DIAGNOSIS_TOLERANCE = 0.01  # how close a ratio must be to a slip's constant to be called that slip
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from app.formatting import significant
 from app.i18n import Messages, _
+from app.quiz.bank import Quiz
 from app.quiz.errors import RateLimitedError
 from app.quiz.readmodels import AnswerView, AttemptView, DrawnView, Feedback
 
@@ -21,6 +22,9 @@ SUBMISSION_ERRORS: dict[str, str] = {
     "ambiguous_comma": _(
         "That comma can be read two ways. Write a decimal with a point or with a comma and one or two digits "
         "(2.4 or 2,4), and thousands as 1024 or 1,024."
+    ),
+    "malformed_number": _(
+        "That number cannot be read: write it with one decimal point at most, like 1000.5, 1,000.5 or 2,4."
     ),
     "missing_unit": _("Add a unit after the number (s, ms, µs for time; GB/s or Gb/s for bandwidth)."),
     "unknown_unit": _(
@@ -50,6 +54,7 @@ DIAGNOSES: dict[str, str] = {
     "sign": _("A time or a bandwidth cannot be negative."),
 }
 NOT_A_UNIT_SLIP = _("Not one of the usual unit slips: recheck the arithmetic.")
+PRACTICE_TITLE = _("Practice quiz: %(chapter)s")
 HINT = _("In %(unit)s, or with another unit of the same kind: the format is like %(example)s.")
 
 MISCONCEPTIONS: dict[str, str] = {
@@ -127,6 +132,12 @@ class QuizText(Messages):
         if error.retry_after_s > 90:  # "90103 seconds" says nothing a person can use
             return self.get(RATE_LIMITS["requests_long"], wait=wait)
         return self.get(RATE_LIMITS["requests"], seconds=error.retry_after_s)
+
+    def title(self, quiz: Quiz, chapter_title: str | None) -> str:
+        """Every chapter quiz is named after its chapter, in one pattern; the exam keeps its own title."""
+        if quiz.is_exam or chapter_title is None:
+            return quiz.title.get(self.language)
+        return self.get(PRACTICE_TITLE, chapter=chapter_title)
 
     def duration(self, seconds: int) -> str:
         minutes = -(-seconds // 60)

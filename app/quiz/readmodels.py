@@ -11,8 +11,6 @@ named slip ("both directions", "bits versus bytes") tells a script by what facto
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +20,8 @@ from app.formatting import significant
 from app.quiz.bank import MISCONCEPTIONS, Option, Question, Quiz, Text, render_text
 from app.quiz.grading import Grade, expected_in_unit
 from app.quiz.models import OPEN_STATES, QuizAnswer, QuizAttempt, aware
+from app.quiz.units import written
+from app.remembered import Remembered
 from app.simulator.models import ParameterValue
 
 
@@ -54,7 +54,7 @@ class DrawnView:
 
     @property
     def unit(self) -> str | None:
-        return self.question.unit
+        return written(self.question.unit) if self.question.unit is not None else None
 
     def prompt(self, language: str) -> str:
         return render_text(self.question.prompt.get(language), self.parameters, language)
@@ -289,23 +289,14 @@ def drawn_questions(stored: list[dict[str, Any]], quiz: Quiz) -> tuple[DrawnView
     return tuple(views)
 
 
-_DRAWN: OrderedDict[tuple[str, Quiz], tuple[DrawnView, ...]] = OrderedDict()
-_DRAWN_LOCK = threading.Lock()  # PostgreSQL's transactions run in threads
 DRAWN_REMEMBERED = 1024
+_DRAWN: Remembered[tuple[str, Quiz], tuple[DrawnView, ...]] = Remembered(DRAWN_REMEMBERED)
 
 
 def drawn_for(attempt: QuizAttempt, quiz: Quiz) -> tuple[DrawnView, ...]:
     """drawn_questions, remembered per attempt: a draw never changes once stored, and every answer and page of an
     attempt needs it (the quiz is compared by identity: a reloaded bank is a new key)."""
-    key = (attempt.id, quiz)
-    drawn = _DRAWN.get(key)
-    if drawn is None:
-        drawn = drawn_questions(attempt.questions, quiz)
-        with _DRAWN_LOCK:
-            _DRAWN[key] = drawn
-            if len(_DRAWN) > DRAWN_REMEMBERED:
-                _DRAWN.popitem(last=False)
-    return drawn
+    return _DRAWN.remember((attempt.id, quiz), lambda: drawn_questions(attempt.questions, quiz))
 
 
 def answer_view(drawn: DrawnView, row: QuizAnswer, reveal: bool) -> AnswerView:

@@ -26,9 +26,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, defer
 
+from app.conflict import insert_or_ignore
 from app.context import RequestContext
 from app.db import Database, DatabaseUnavailableError
 from app.learners.service import ensure_learner
@@ -54,7 +54,7 @@ from app.quiz.readmodels import (
     drawn_for,
     stored_questions,
 )
-from app.quiz.units import QuantityError, quantity_from_parts
+from app.quiz.units import QuantityError, has_unit, quantity_from_parts
 from app.ratelimit import Limit, check_and_count
 
 ATTEMPT_ID_BYTES = 16  # 128 bits: unguessable (and still checked against the owner)
@@ -100,17 +100,28 @@ _SCORE = (
         correct_count=bindparam("correct_count"), score_percent=bindparam("score_percent"), passed=bindparam("passed")
     )
 )
+_ANSWERED = (
+    select(func.count())
+    .select_from(QuizAnswer)
+    .where(QuizAnswer.attempt_id == QuizAttempt.id)
+    .correlate(QuizAttempt)
+    .scalar_subquery()
+)
+_OPEN_ATTEMPTS = (
+    select(QuizAttempt.quiz_id, QuizAttempt.id, QuizAttempt.question_count, QuizAttempt.deadline_at, _ANSWERED)
+    .where(QuizAttempt.learner_id == bindparam("learner_id"), QuizAttempt.state.in_(OPEN_STATES))
+    .order_by(QuizAttempt.started_at.desc())
+)
 _ANSWER_COLUMNS: dict[str, Any] = {
     name: bindparam(name)
     for name in ("attempt_id", "question_id", "chosen", "text", "value", "correct", "diagnosis", "ratio", "answered_at")
 }
-_INSERT_ANSWER = {
-    dialect.__name__.rsplit(".", 1)[-1]: dialect.insert(QuizAnswer)
-    .values(_ANSWER_COLUMNS)
-    .on_conflict_do_nothing(index_elements=[QuizAnswer.attempt_id, QuizAnswer.question_id])
-    .returning(QuizAnswer.id)
-    for dialect in (sqlite, postgresql)
-}
+_INSERT_ANSWER = insert_or_ignore(
+    QuizAnswer,
+    index_elements=[QuizAnswer.attempt_id, QuizAnswer.question_id],
+    values=_ANSWER_COLUMNS,
+    returning=[QuizAnswer.id],
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +183,17 @@ class Landing:
 
 
 @dataclass(frozen=True, slots=True)
+class OpenAttempt:
+    """An attempt the learner left unfinished, for home's "Continue" (the newest per quiz)."""
+
+    quiz_id: str
+    attempt_id: str
+    answered: int
+    total: int
+    deadline_at: datetime | None  # UTC; None for an untimed practice quiz
+
+
+@dataclass(frozen=True, slots=True)
 class Progress:
     best_scores: dict[str, int]  # quiz id -> best score over closed attempts, in percent
     overall_percent: int  # mean of the best scores of every chapter quiz and the exam (one not taken counts 0)
@@ -179,18 +201,18 @@ class Progress:
     ready_for_exam: bool = False  # every chapter quiz passed
     exam_passed: bool = False
     available: bool = True  # False when the database did not answer: the page shows no progress
+    open_attempts: tuple[OpenAttempt, ...] = ()  # unfinished and not timed out, the exam first
 
     @property
     def started(self) -> bool:
-        return bool(self.best_scores)
+        return bool(self.best_scores) or bool(self.open_attempts)
+
+    def open_attempt(self, quiz_id: str) -> OpenAttempt | None:
+        return next((attempt for attempt in self.open_attempts if attempt.quiz_id == quiz_id), None)
 
 
 def _seconds_until(moment: datetime, now: datetime) -> int:
     return max(1, int((moment - now).total_seconds() + 0.999))
-
-
-def _token() -> str:
-    return secrets.token_urlsafe(TOKEN_BYTES)
 
 
 def _expired(attempt: QuizAttempt, now: datetime) -> bool:
@@ -233,19 +255,28 @@ class QuizService:
     # --- reads and writes --------------------------------------------------------------------------------
 
     async def landing(self, context: RequestContext, quiz: Quiz) -> Landing:
-        def work(session: Session) -> Landing:
-            latest_id = session.scalar(
-                select(QuizAttempt.id)
-                .where(QuizAttempt.learner_id == context.learner_id, QuizAttempt.quiz_id == quiz.id)
-                .order_by(QuizAttempt.started_at.desc())
-                .limit(1)
-            )
-            latest = self._current(session, context, latest_id) if latest_id is not None else None
-            best = self._best_scores(session, context.learner_id).get(quiz.id)
-            exam = self._exam_status(session, quiz, context) if quiz.is_exam else None
-            return Landing(quiz, latest, best, exam)
+        return await self.database.run(lambda session: self._landing(session, context, quiz), write=True)
 
-        return await self.database.run(work, write=True)
+    def _landing(self, session: Session, context: RequestContext, quiz: Quiz) -> Landing:
+        latest_id = session.scalar(
+            select(QuizAttempt.id)
+            .where(QuizAttempt.learner_id == context.learner_id, QuizAttempt.quiz_id == quiz.id)
+            .order_by(QuizAttempt.started_at.desc())
+            .limit(1)
+        )
+        latest = self._current(session, context, latest_id) if latest_id is not None else None
+        best = self._best_scores(session, context.learner_id).get(quiz.id)
+        exam = self._exam_status(session, quiz, context) if quiz.is_exam else None
+        return Landing(quiz, latest, best, exam)
+
+    def _refused_start(
+        self, session: Session, context: RequestContext, quiz: Quiz, retry_after_s: int, reason: str = "requests"
+    ) -> RateLimitedError:
+        """A refused start counts against nothing (rolled back); the error carries the landing page that says so."""
+        session.rollback()
+        landing = self._landing(session, context, quiz)
+        session.commit()  # what the landing closed (an attempt past its deadline), as a view of it would
+        return RateLimitedError(retry_after_s, reason, quiz=quiz, landing=landing)
 
     async def start(self, context: RequestContext, quiz: Quiz) -> AttemptView:
         """Draw a new attempt; the learner's first write, so their row is created (or touched) here too."""
@@ -260,12 +291,11 @@ class QuizService:
                 limits.append((f"exam:c:{context.client}", self.policy.exam_start_per_client))
             refusal = check_and_count(session, limits, context.now)
             if refusal is not None:
-                raise RateLimitedError(refusal.retry_after_s, quiz=quiz)
+                raise self._refused_start(session, context, quiz, refusal.retry_after_s)
             if quiz.attempts_per_day is not None or quiz.seconds_between_attempts:
                 wait = self._exam_status(session, quiz, context).wait(context.now)
-                if wait is not None:
-                    session.rollback()  # the refused start must not count against the address either
-                    raise RateLimitedError(wait.retry_after_s, wait.reason, quiz=quiz)
+                if wait is not None:  # the refused start must not count against the address either
+                    raise self._refused_start(session, context, quiz, wait.retry_after_s, wait.reason)
             open_attempts = session.scalars(
                 select(QuizAttempt)
                 .where(
@@ -345,12 +375,14 @@ class QuizService:
                 grade, chosen, typed, value = _grade(drawn, submission)
             except SubmissionError as error:
                 session.commit()
-                raise InvalidSubmissionError(view, question_id, error.code) from None
-            return self._lock(session, view, attempt, drawn, grade, chosen, typed, value, context.now)
+                value_typed = submission.value if isinstance(submission, NumericSubmission) else None
+                shown = value_typed[:MAX_TYPED_LENGTH] if isinstance(value_typed, str) else None
+                raise InvalidSubmissionError(view, question_id, error.code, shown) from None
+            return self._record_answer(session, view, attempt, drawn, grade, chosen, typed, value, context.now)
 
         return await self.database.run(work, write=True)
 
-    def _lock(
+    def _record_answer(
         self,
         session: Session,
         view: AttemptView,
@@ -362,10 +394,12 @@ class QuizService:
         value: float | None,
         now: datetime,
     ) -> Answered:
+        """Store the graded answer, which locks it: (attempt, question) is unique, so a second answer inserts
+        nothing and is refused."""
         inserted = (
             session.connection()
             .execute(
-                _INSERT_ANSWER[session.get_bind().dialect.name],
+                _INSERT_ANSWER.on(session),
                 {
                     "attempt_id": attempt.id,
                     "question_id": drawn.id,
@@ -408,7 +442,8 @@ class QuizService:
         database down, an empty progress marked unavailable (the home page still opens)."""
 
         def work(session: Session) -> Progress:
-            return self._progress(self._best_scores(session, context.learner_id), chapter_order)
+            progress = self._progress(self._best_scores(session, context.learner_id), chapter_order)
+            return replace(progress, open_attempts=self._open_attempts(session, context, chapter_order))
 
         if not context.returning:
             return self._progress({}, chapter_order)
@@ -513,6 +548,22 @@ class QuizService:
             passed=self._has_passed(session, quiz, context.learner_id),
         )
 
+    def _open_attempts(
+        self, session: Session, context: RequestContext, chapter_order: Sequence[str]
+    ) -> tuple[OpenAttempt, ...]:
+        """The newest open attempt of each quiz whose clock has not run out (a timed-out one is closed the next
+        time it is read; home only reads, so it leaves it out here), the exam first, then in course order."""
+        rows = session.execute(_OPEN_ATTEMPTS, {"learner_id": context.learner_id}).all()
+        found: dict[str, OpenAttempt] = {}
+        for quiz_id, attempt_id, total, deadline_at, answered in rows:
+            quiz = self.catalog.get(quiz_id)
+            ends = aware(deadline_at) if deadline_at is not None else None
+            if quiz is None or quiz_id in found or (ends is not None and context.now >= ends):
+                continue
+            found[quiz_id] = OpenAttempt(quiz_id, attempt_id, int(answered), int(total), ends)
+        order = [self.catalog.exam.id] if self.catalog.exam is not None else []
+        return tuple(found[quiz_id] for quiz_id in [*order, *chapter_order] if quiz_id in found)
+
     @staticmethod
     def _best_scores(session: Session, learner_id: str) -> dict[str, int]:
         rows = session.execute(
@@ -536,9 +587,11 @@ def _grade(drawn: DrawnView, submission: Submission) -> tuple[Grade, list[int] |
             typed = (
                 f"{submission.value} {submission.unit}"
                 if submission.unit and not isinstance(submission.value, str)
-                else str(submission.value)
+                else str(submission.value).strip()
             )
-            return grade, None, typed.strip()[:MAX_TYPED_LENGTH], quantity.base_value
+            if not has_unit(typed):  # a bare number is read in the question's unit, and shown with it
+                typed = f"{typed} {quantity.unit.symbol}"
+            return grade, None, typed[:MAX_TYPED_LENGTH], quantity.base_value
         if not isinstance(submission, ChoiceSubmission):
             raise SubmissionError("expected_tokens")
         indexes = drawn.token_to_index()

@@ -15,6 +15,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from app.formatting import BINARY_PREFIXES
 from app.numbers import NUMBER_WITH_COMMAS, AmbiguousCommaError, with_decimal_point
 from app.simulator.models import Dimension
 
@@ -62,6 +63,9 @@ _TIME_UNITS: dict[str, float] = {
     "ns": 1e-9,
     "나노초": 1e-9,
 }
+# How the course writes each time unit, whatever the content or the learner wrote: "µs" (the micro sign), never
+# "us" or the Greek mu, in the input's suffix, the hint and the feedback alike.
+_TIME_SYMBOLS: dict[float, str] = {1.0: "s", 1e-3: "ms", 1e-6: "µs", 1e-9: "ns"}
 # A share or a ratio, and a number of things: the unit only says how the number is written.
 _RATIO_UNITS: dict[str, float] = {
     "%": 0.01,
@@ -76,7 +80,7 @@ _COUNT_UNITS: dict[str, float] = {
     name: 1.0 for name in ("GPUs", "GPU", "gpus", "gpu", "ranks", "rank", "nodes", "node", "개", "대", "노드")
 }
 _DECIMAL_PREFIXES: dict[str, float] = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
-_BINARY_PREFIXES: dict[str, float] = {"ki": 2.0**10, "mi": 2.0**20, "gi": 2.0**30, "ti": 2.0**40}
+_BINARY_PREFIXES: dict[str, float] = {unit[:2].lower(): float(factor) for unit, factor in BINARY_PREFIXES}
 _RATE = re.compile(r"^(?P<prefix>[kKmMgGtTpP]i?)?(?P<size>[Bb])(?P<rate>/s|ps|/sec)?$")
 _NUMBER = re.compile(rf"^\s*(?P<number>{NUMBER_WITH_COMMAS})\s*(?P<unit>\S.*?)?\s*$")
 MAX_TEXT_LENGTH = 64
@@ -97,7 +101,7 @@ def unit_named(symbol: str) -> Unit:
     cleaned = symbol.strip()
     seconds = _TIME_UNITS.get(cleaned, _TIME_UNITS.get(cleaned.lower()))
     if seconds is not None:
-        return Unit(cleaned, Dimension.TIME, seconds)
+        return Unit(_TIME_SYMBOLS[seconds], Dimension.TIME, seconds)
     if cleaned in _RATIO_UNITS:
         return Unit(cleaned, Dimension.RATIO, _RATIO_UNITS[cleaned])
     if cleaned in _COUNT_UNITS:
@@ -109,6 +113,14 @@ def unit_named(symbol: str) -> Unit:
     multiplier = _BINARY_PREFIXES[prefix] if prefix.endswith("i") else _DECIMAL_PREFIXES[prefix]
     bytes_per_unit = multiplier / 8.0 if match["size"] == "b" else multiplier
     return Unit(cleaned, Dimension.RATE if match["rate"] else Dimension.SIZE, bytes_per_unit)
+
+
+def written(symbol: str) -> str:
+    """The unit as the course writes it ("us" -> "µs"); a symbol the grader does not know is returned as it is."""
+    try:
+        return unit_named(symbol).symbol
+    except QuantityError:
+        return symbol
 
 
 def parse_quantity(text: str, default_unit: str | None = None) -> Quantity:
@@ -124,6 +136,8 @@ def parse_quantity(text: str, default_unit: str | None = None) -> Quantity:
         raise QuantityError("ambiguous_comma", text) from None
     if not math.isfinite(value):
         raise QuantityError("not_a_number", text)
+    if match["unit"] and match["unit"][0] in "0123456789.,":  # "1,000.5.3": the number is wrong, not the unit
+        raise QuantityError("malformed_number", text)
     symbol = match["unit"] or default_unit
     if symbol is None:
         raise QuantityError("missing_unit", text)
@@ -142,12 +156,12 @@ def _in_range(quantity: Quantity, text: str) -> Quantity:
 def quantity_from_parts(value: float | str, unit: str | None, default_unit: str) -> Quantity:
     """The API sends either a number and a unit, or one string; a unit in the string wins over none."""
     if isinstance(value, str):
-        return parse_quantity(f"{value} {unit}" if unit and not _has_unit(value) else value, default_unit)
+        return parse_quantity(f"{value} {unit}" if unit and not has_unit(value) else value, default_unit)
     if isinstance(value, bool) or not math.isfinite(value):
         raise QuantityError("not_a_number", str(value))
     return _in_range(Quantity(float(value), unit_named(unit) if unit else unit_named(default_unit)), str(value))
 
 
-def _has_unit(text: str) -> bool:
+def has_unit(text: str) -> bool:
     match = _NUMBER.match(text)
     return bool(match and match["unit"])

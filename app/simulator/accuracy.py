@@ -29,10 +29,21 @@ UNVALIDATED_FLOOR_PERCENT: Mapping[Regime, float] = MappingProxyType({"latency":
 # BEGIN GENERATED
 VALIDATED_ERROR_PERCENT: Mapping[ValidatedKey, tuple[float, int, int]] = MappingProxyType(
     {
+        ("aws-p4de", 2, 8, "all_reduce", "hierarchical", "latency"): (30.0, 2048, 65536),
+        ("aws-p4de", 2, 8, "all_reduce", "hierarchical", "plateau"): (6.0, 268435456, 2147483648),
+        ("aws-p4de", 2, 8, "all_reduce", "hierarchical", "ramp"): (21.0, 131072, 134217728),
+        ("aws-p4de", 2, 8, "all_reduce", "tree", "latency"): (28.0, 8, 1024),
+        ("aws-p5", 2, 8, "all_reduce", "hierarchical", "latency"): (25.0, 32768, 65536),
+        ("aws-p5", 2, 8, "all_reduce", "hierarchical", "plateau"): (6.0, 268435456, 17179869184),
+        ("aws-p5", 2, 8, "all_reduce", "hierarchical", "ramp"): (17.0, 131072, 134217728),
+        ("aws-p5", 2, 8, "all_reduce", "tree", "latency"): (22.0, 8, 16384),
+        ("dgx-a100", 1, 8, "all_gather", "ring", "plateau"): (6.0, 268435456, 1073741824),
         ("dgx-a100", 1, 8, "all_reduce", "ring", "latency"): (109.0, 1024, 65536),
         ("dgx-a100", 1, 8, "all_reduce", "ring", "plateau"): (3.0, 268435456, 8589934592),
         ("dgx-a100", 1, 8, "all_reduce", "ring", "ramp"): (17.0, 131072, 134217728),
         ("dgx-a100", 1, 8, "all_reduce", "tree", "ramp"): (22.0, 262144, 2097152),
+        ("dgx-a100", 2, 8, "all_gather", "ring", "plateau"): (7.0, 268435456, 4294967296),
+        ("dgx-a100", 2, 8, "all_reduce", "hierarchical", "plateau"): (5.0, 268435456, 4294967296),
         ("dgx-h100", 1, 8, "all_gather", "ring", "plateau"): (3.0, 268435456, 8589934592),
         ("dgx-h100", 1, 8, "all_reduce", "nvls", "latency"): (23.0, 1024, 65536),
         ("dgx-h100", 1, 8, "all_reduce", "nvls", "plateau"): (7.0, 268435456, 8589934592),
@@ -43,9 +54,9 @@ VALIDATED_ERROR_PERCENT: Mapping[ValidatedKey, tuple[float, int, int]] = Mapping
         ("gb200-nvl72", 1, 4, "all_reduce", "ring", "plateau"): (8.0, 268435456, 8589934592),
         ("gb200-nvl72", 1, 4, "all_reduce", "ring", "ramp"): (25.0, 131072, 134217728),
         ("gb200-nvl72", 1, 72, "all_reduce", "nvls", "plateau"): (6.0, 268435456, 8589934592),
-        ("hgx-h200", 1, 8, "all_reduce", "nvls", "latency"): (12.0, 1024, 65536),
+        ("hgx-h200", 1, 8, "all_reduce", "nvls", "latency"): (20.0, 1024, 65536),
         ("hgx-h200", 1, 8, "all_reduce", "nvls", "plateau"): (5.0, 268435456, 8589934592),
-        ("hgx-h200", 1, 8, "all_reduce", "nvls", "ramp"): (22.0, 131072, 134217728),
+        ("hgx-h200", 1, 8, "all_reduce", "nvls", "ramp"): (28.0, 131072, 134217728),
         ("pcie-gen5-8gpu", 1, 8, "all_reduce", "ring", "plateau"): (1.0, 268435456, 8589934592),
     }
 )

@@ -26,7 +26,7 @@ so the latencies include what that launch costs; NCCL's own tuning model leaves 
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Literal
 
@@ -116,6 +116,12 @@ class FabricCalibration:
     fill_bytes: float
     source: Source
     evidence: str
+    # Networks only: what the transport adds to each step that crosses nodes beyond NCCL's hwLat for the network
+    # (tuning.cc models InfiniBand/RoCE verbs; a network plugin such as aws-ofi-nccl for EFA is slower per step).
+    extra_step_latency_us: float = 0.0
+    # Where a published all_gather plateau shows a ring that moves data without reducing it runs faster than the
+    # all-reduce ring the efficiency was fitted to; None: the same efficiency.
+    all_gather_efficiency: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,14 +173,24 @@ _NVSWITCH_RING_RAMP_EXPONENT = 1.0
 _NVSWITCH_RING_FILL_US = 20.0
 _NVSWITCH_RING_FILL_BYTES = 256 * 1024.0
 
-_NVLINK_RING = FabricCalibration(
-    efficiency=0.82,
-    ramp_half_time_us=_NVSWITCH_RING_RAMP_US,
-    ramp_exponent=_NVSWITCH_RING_RAMP_EXPONENT,
-    fill_us=_NVSWITCH_RING_FILL_US,
-    fill_bytes=_NVSWITCH_RING_FILL_BYTES,
-    source=_NCCL_TESTS_212,
-    evidence=(
+
+def _nvswitch_ring(efficiency: float, source: Source, evidence: str) -> FabricCalibration:
+    """A ring with the NVSwitch ring's ramp and fill, at ``efficiency`` of line rate."""
+    return FabricCalibration(
+        efficiency=efficiency,
+        ramp_half_time_us=_NVSWITCH_RING_RAMP_US,
+        ramp_exponent=_NVSWITCH_RING_RAMP_EXPONENT,
+        fill_us=_NVSWITCH_RING_FILL_US,
+        fill_bytes=_NVSWITCH_RING_FILL_BYTES,
+        source=source,
+        evidence=evidence,
+    )
+
+
+_NVLINK_RING = _nvswitch_ring(
+    0.82,
+    _NCCL_TESTS_212,
+    (
         "NCCL rings over NVLink 4 reach about 82% of line rate: 'With the protocol overhead (~20%) NCCL "
         "can get an effective NVLink bandwidth of 370GB/s' on H100 (450 GB/s line rate); fill as fitted to the "
         "GB200 tray sweep (no mid-size H100 ring sweep was found)"
@@ -201,49 +217,43 @@ _H100_NVLS = FabricCalibration(
 # get is usually determined by the bandwidth your CPU and memory can deliver ... 8 flows at 28GB/s in both
 # directions". 28 GB/s of a Gen5 slot's 63 GB/s is 44%.
 _PCIE_HOST_BRIDGED_EFFICIENCY = 28.0 / 63.0
-_PCIE_RING = FabricCalibration(
-    efficiency=_PCIE_HOST_BRIDGED_EFFICIENCY,
-    ramp_half_time_us=_NVSWITCH_RING_RAMP_US,
-    ramp_exponent=_NVSWITCH_RING_RAMP_EXPONENT,
-    fill_us=_NVSWITCH_RING_FILL_US,
-    fill_bytes=_NVSWITCH_RING_FILL_BYTES,
-    source=_NCCL_1639,
-    evidence=(
+_PCIE_RING = _nvswitch_ring(
+    _PCIE_HOST_BRIDGED_EFFICIENCY,
+    _NCCL_1639,
+    (
         "an 8-GPU, two-socket PCIe 5.0 server reaches about 28 GB/s busbw in all_reduce_perf, 44% of the "
         "63 GB/s slot rate: GPUs share PCIe switches and the socket link and are staged through host memory "
         "(a maintainer calls it impressive); the fill is the NVSwitch ring's, unmeasured on PCIe"
     ),
 )
 
+_A100_RING = FabricCalibration(
+    efficiency=0.78,
+    ramp_half_time_us=10.0,
+    ramp_exponent=0.5,
+    fill_us=0.0,
+    fill_bytes=256 * 1024.0,
+    source=_AZURE_A100,
+    evidence=(
+        "all_reduce_perf on 8 x A100 reaches a busbw of 231.58 GB/s at 8 GiB, 78% of 300 GB/s (with "
+        "the ramp, 228 GB/s at 8 GiB); ramp fitted to the same sweep. all_gather rings reach 84.5%: Microsoft "
+        "measures an all_gather_perf busbw of 253.59 GB/s at 1 GiB on the same 8 x A100 board, where "
+        "all_reduce reaches 231.45 (microsoft/mscclpp docs/performance-ndmv4.md, NCCL 2.17.1)"
+    ),
+    all_gather_efficiency=253.59 / 300.0,
+)
+
 SCALE_UP_CALIBRATIONS: Mapping[str, ScaleUpCalibration] = MappingProxyType(
     {
-        "dgx-a100": ScaleUpCalibration(
-            latency_class="nvlink",
-            ring=FabricCalibration(
-                efficiency=0.78,
-                ramp_half_time_us=10.0,
-                ramp_exponent=0.5,
-                fill_us=0.0,
-                fill_bytes=256 * 1024.0,
-                source=_AZURE_A100,
-                evidence=(
-                    "all_reduce_perf on 8 x A100 reaches a busbw of 231.58 GB/s at 8 GiB, 78% of 300 GB/s (with "
-                    "the ramp, 228 GB/s at 8 GiB); ramp fitted to the same sweep"
-                ),
-            ),
-            nvls=None,
-        ),
+        "dgx-a100": ScaleUpCalibration(latency_class="nvlink", ring=_A100_RING, nvls=None),
         "dgx-h100": ScaleUpCalibration(latency_class="nvlink", ring=_NVLINK_RING, nvls=_H100_NVLS),
         "hgx-h200": ScaleUpCalibration(latency_class="nvlink", ring=_NVLINK_RING, nvls=_H100_NVLS),
         "dgx-b200": ScaleUpCalibration(
             latency_class="nvlink",
             ring=_NVLINK_RING,
-            nvls=FabricCalibration(
+            nvls=replace(
+                _H100_NVLS,
                 efficiency=0.6,
-                ramp_half_time_us=_H100_NVLS.ramp_half_time_us,
-                ramp_exponent=_H100_NVLS.ramp_exponent,
-                fill_us=_H100_NVLS.fill_us,
-                fill_bytes=_H100_NVLS.fill_bytes,
                 source=_B200_NCCL_1807,
                 evidence=(
                     "a user reports a peak all_reduce busbw of '830+' GB/s on 8 x B200 (no message size given), "
@@ -253,25 +263,20 @@ SCALE_UP_CALIBRATIONS: Mapping[str, ScaleUpCalibration] = MappingProxyType(
         ),
         "gb200-nvl72": ScaleUpCalibration(
             latency_class="nvlink",
-            ring=FabricCalibration(
-                efficiency=0.77,
-                ramp_half_time_us=_NVSWITCH_RING_RAMP_US,
-                ramp_exponent=_NVSWITCH_RING_RAMP_EXPONENT,
-                fill_us=_NVSWITCH_RING_FILL_US,
-                fill_bytes=_NVSWITCH_RING_FILL_BYTES,
-                source=_AZURE_GB200,
-                evidence=(
+            ring=_nvswitch_ring(
+                0.77,
+                _AZURE_GB200,
+                (
                     "a ring all_reduce_perf over the 4 GPUs of one GB200 tray reaches 679.61 GB/s busbw at "
                     "8 GiB, about 76% of NVLink 5's 900 GB/s (77% before the fill); no ramp beyond Simple's 20 us "
                     "pipeline fill, fitted to the same sweep"
                 ),
             ),
-            nvls=FabricCalibration(
+            nvls=replace(
+                _H100_NVLS,
                 efficiency=0.49,
                 ramp_half_time_us=520.0,
                 ramp_exponent=0.9,
-                fill_us=_H100_NVLS.fill_us,
-                fill_bytes=_H100_NVLS.fill_bytes,
                 source=_NVL72_COREWEAVE,
                 evidence=(
                     "a full-rack all_reduce_perf on 72 GPUs reaches a busbw of 834.57 GB/s at 8 GiB and "
@@ -280,6 +285,9 @@ SCALE_UP_CALIBRATIONS: Mapping[str, ScaleUpCalibration] = MappingProxyType(
                 ),
             ),
         ),
+        # The AWS instances have the DGX boards; only their network differs (NETWORK_CALIBRATIONS).
+        "aws-p4de": ScaleUpCalibration(latency_class="nvlink", ring=_A100_RING, nvls=None),
+        "aws-p5": ScaleUpCalibration(latency_class="nvlink", ring=_NVLINK_RING, nvls=_H100_NVLS),
         "pcie-gen4-8gpu": ScaleUpCalibration(latency_class="pci", ring=_PCIE_RING, nvls=None),
         "pcie-gen5-8gpu": ScaleUpCalibration(latency_class="pci", ring=_PCIE_RING, nvls=None),
     }
@@ -301,20 +309,57 @@ _NET_RAMP_HALF_TIME_US = 0.0
 _NET_RAMP_EXPONENT = 1.0
 
 
-def _network(efficiency: float, source: Source, evidence: str) -> FabricCalibration:
-    return FabricCalibration(
-        efficiency=efficiency,
-        ramp_half_time_us=_NET_RAMP_HALF_TIME_US,
-        ramp_exponent=_NET_RAMP_EXPONENT,
-        fill_us=_NVSWITCH_RING_FILL_US,
-        fill_bytes=_NVSWITCH_RING_FILL_BYTES,
-        source=source,
-        evidence=evidence,
+def _network(
+    efficiency: float,
+    source: Source,
+    evidence: str,
+    *,
+    ramp_half_time_us: float = _NET_RAMP_HALF_TIME_US,
+    ramp_exponent: float = _NET_RAMP_EXPONENT,
+    extra_step_latency_us: float = 0.0,
+) -> FabricCalibration:
+    return replace(
+        _nvswitch_ring(efficiency, source, evidence),
+        ramp_half_time_us=ramp_half_time_us,
+        ramp_exponent=ramp_exponent,
+        extra_step_latency_us=extra_step_latency_us,
     )
 
 
 _NDR = _network(
     47.0 / 50.0, _ADDYLADDY_NDR, "NCCL reaches 46-48 GB/s per 400 Gb/s NDR NIC (we take 47, 94% of 50 GB/s)"
+)
+
+_AWS_SAMPLES = Source(
+    "aws-samples/awsome-distributed-training, micro-benchmarks/nccl-tests/README.md (all_reduce_perf on 2 x "
+    "p4de.24xlarge, 8 B - 2 GiB, and on 2 x p5.48xlarge, 8 B - 16 GiB: 'the output should look as below')",
+    "https://github.com/aws-samples/awsome-distributed-training/blob/0162aacd5da07d424e13f44bef8dd2c4cfcc66e4/"
+    "micro-benchmarks/nccl-tests/README.md",
+)
+# EFA through the aws-ofi-nccl plugin: no NCCL maintainer figure exists, so all four constants are fitted to AWS's
+# own published sweeps (tests/data/nccl_sweeps/aws-p4de-2n.json, aws-p5-2n.json; python benchmarks/simulator.py
+# prints the residuals). Small messages take 160 us on two p4de (EFAv1) and 65-80 us on two p5 (EFAv2), where
+# InfiniBand takes 20-40 us, and the bandwidth builds up over far larger messages than on InfiniBand: half of the
+# plateau only near 100 MB. The ramp is a fit, not a mechanism; the sweeps do not say which protocol NCCL ran.
+_EFA_P5 = _network(
+    0.75,
+    _AWS_SAMPLES,
+    "fitted to AWS's 2 x p5.48xlarge sweep (32 x 100 Gb/s EFAv2 per node, 8 B - 16 GiB): 18 us more per "
+    "inter-node step than NCCL's InfiniBand latency and a slow ramp (2000 us x bandwidth, exponent 0.45); "
+    "NVLS inside the node sets the plateau (487 GB/s busbw at 16 GiB)",
+    ramp_half_time_us=2000.0,
+    ramp_exponent=0.45,
+    extra_step_latency_us=18.0,
+)
+_EFA_P4DE = _network(
+    0.96,
+    _AWS_SAMPLES,
+    "fitted to AWS's 2 x p4de.24xlarge sweep (4 x 100 Gb/s EFAv1 per node, 8 B - 2 GiB): 60 us more per "
+    "inter-node step than NCCL's InfiniBand latency and a slow ramp (4000 us x bandwidth, exponent 0.55), "
+    "41.8 GB/s algbw at 2 GiB, 84% of the node's 50 GB/s",
+    ramp_half_time_us=4000.0,
+    ramp_exponent=0.55,
+    extra_step_latency_us=60.0,
 )
 
 NETWORK_CALIBRATIONS: Mapping[str, FabricCalibration] = MappingProxyType(
@@ -337,8 +382,17 @@ NETWORK_CALIBRATIONS: Mapping[str, FabricCalibration] = MappingProxyType(
         "roce-800g": _network(
             _NDR.efficiency, _ADDYLADDY_NDR, "no published 800 Gb/s RoCE figure was found; we assume NDR's 94%"
         ),
+        "efa": _EFA_P5,
     }
 )
+# Where one network behaves differently on one system, fitted to that system's own published sweep.
+SYSTEM_NETWORK_CALIBRATIONS: Mapping[str, FabricCalibration] = MappingProxyType({"aws-p4de": _EFA_P4DE})
+
+
+def network_calibration(system_id: str, link_id: str) -> FabricCalibration:
+    """How the scale-out network of ``system_id`` behaves: its own fit where it has one, else its link's."""
+    return SYSTEM_NETWORK_CALIBRATIONS.get(system_id) or NETWORK_CALIBRATIONS[link_id]
+
 
 # Pipelined hierarchical all-reduce (NVLSTree, or a tree of rings): NCCL moves a message in chunks of
 # NCCL_BUFFSIZE / NCCL_STEPS per channel (4 MiB / 8 = 512 KiB by default; NCCL environment documentation), so

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from app.simulator import derived
-from app.simulator.collectives import CollectiveResult, simulate_collective, transfer_time_s
+from app.simulator.collectives import CollectiveQuery, CollectiveResult, simulate_collective, transfer_time_s
 from app.simulator.errors import SimulationError
 from app.simulator.links import LINKS, Link
 from app.simulator.systems import SYSTEMS, System
@@ -85,14 +85,17 @@ def _transfer_time(parameters: Mapping[str, ParameterValue]) -> Computed:
 
 
 def _collective(parameters: Mapping[str, ParameterValue]) -> CollectiveResult:
+    message_bytes = _int(parameters, "message_bytes")  # checked first, as the parameters are listed
     return simulate_collective(
-        op=_str(parameters, "op"),
-        message_bytes=_int(parameters, "message_bytes"),
-        system=_str(parameters, "system"),
-        nodes=_int(parameters, "nodes") if "nodes" in parameters else 1,
-        gpus_per_node=_int(parameters, "gpus_per_node") if "gpus_per_node" in parameters else None,
-        algorithm=_str(parameters, "algorithm") if "algorithm" in parameters else "ring",
-        mode=_str(parameters, "mode") if "mode" in parameters else "ideal",
+        CollectiveQuery(
+            _str(parameters, "op"),
+            system=_str(parameters, "system"),
+            nodes=_int(parameters, "nodes") if "nodes" in parameters else 1,
+            gpus_per_node=_int(parameters, "gpus_per_node") if "gpus_per_node" in parameters else None,
+            algorithm=_str(parameters, "algorithm") if "algorithm" in parameters else "ring",
+            mode=_str(parameters, "mode") if "mode" in parameters else "ideal",
+        ),
+        message_bytes,
     )
 
 

@@ -1,8 +1,8 @@
 """How far the calibrated mode is from published sweeps, row by row, and the targets it is held to.
 
-A row's residual is the ratio of modelled to measured time at the same size, which is the ratio of measured to
-modelled busbw (time = size / algbw, algbw = busbw / factor): above 1 the model is slower than the measurement,
-below 1 faster. Regimes by size (the nccl-tests "size"):
+A row's residual is the ratio of modelled to measured time at the same size: the printed times where the source
+prints them, else the ratio of measured to modelled busbw (time = size / algbw, algbw = busbw / factor). Above 1
+the model is slower than the measurement, below 1 faster. Regimes by size (the nccl-tests "size"):
 
     latency   S <= 64 KiB            target: within x1.5 either way
     ramp      64 KiB < S < 256 MiB   target: within x1.3
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from app.simulator.accuracy import PLATEAU_MIN_BYTES, UNVALIDATED_FLOOR_PERCENT, ValidatedKey, regime_of
 from app.simulator.calibration import Regime
-from app.simulator.collectives import simulate_collective
+from app.simulator.collectives import CollectiveQuery, simulate_collective
 from app.simulator.published import SWEEPS, PublishedSweep
 
 # The largest factor either way a regime's rows may be off (plateau: 10 %).
@@ -34,10 +34,14 @@ class Residual(NamedTuple):
     measured_busbw_GBps: float
     model_busbw_GBps: float
     algorithm: str  # what the model ran (auto resolves to one)
+    measured_time_s: float | None = None  # where the source printed it
+    model_time_s: float = 0.0
 
     @property
     def time_ratio(self) -> float:
         """Modelled time / measured time."""
+        if self.measured_time_s is not None:
+            return self.model_time_s / self.measured_time_s
         return self.measured_busbw_GBps / self.model_busbw_GBps
 
     @property
@@ -59,20 +63,35 @@ class Residual(NamedTuple):
 def residuals(sweep: PublishedSweep) -> tuple[Residual, ...]:
     """Every row of ``sweep`` beside the calibrated model run the way the sweep ran."""
     rows = []
-    for message_bytes, busbw_GBps in sweep.rows:
+    times_s: list[float | None] = [time_us * 1e-6 for time_us in sweep.times_us] or [None] * len(sweep.rows)
+    for (message_bytes, busbw_GBps), measured_time_s in zip(sweep.rows, times_s, strict=True):
         result = simulate_collective(
-            sweep.op,
+            CollectiveQuery(
+                sweep.op,
+                system=sweep.system,
+                nodes=sweep.nodes,
+                gpus_per_node=sweep.gpus_per_node,
+                algorithm=sweep.algorithm,
+                mode="calibrated",
+                scale_out_GBps=sweep.scale_out_GBps,
+            ),
             message_bytes,
-            system=sweep.system,
-            nodes=sweep.nodes,
-            gpus_per_node=sweep.gpus_per_node,
-            algorithm=sweep.algorithm,
-            mode="calibrated",
-            scale_out_GBps=sweep.scale_out_GBps,
         )
         regime = regime_of(message_bytes)
         key = (sweep.system, sweep.nodes, sweep.gpus_per_node, sweep.op, result.algorithm, regime)
-        rows.append(Residual(sweep.id, key, message_bytes, regime, busbw_GBps, result.busbw_GBps, result.algorithm))
+        rows.append(
+            Residual(
+                sweep.id,
+                key,
+                message_bytes,
+                regime,
+                busbw_GBps,
+                result.busbw_GBps,
+                result.algorithm,
+                measured_time_s,
+                result.time_s,
+            )
+        )
     return tuple(rows)
 
 

@@ -3,7 +3,7 @@
 import math
 from dataclasses import dataclass
 
-from app.simulator.collectives import MAX_MESSAGE_BYTES, CollectiveResult, simulate_collective
+from app.simulator.collectives import MAX_MESSAGE_BYTES, CollectiveQuery, CollectiveResult, simulate_collective
 from app.simulator.errors import SimulationError
 
 MAX_COMPUTE_TIME_S = 1e6
@@ -71,13 +71,10 @@ def training_step(
         )
     gradient_bytes = parameters * bytes_per_gradient
     result = simulate_collective(
-        "all_reduce",
+        CollectiveQuery(
+            "all_reduce", system=system, nodes=nodes, gpus_per_node=gpus_per_node, algorithm=algorithm, mode=mode
+        ),
         gradient_bytes,
-        system=system,
-        nodes=nodes,
-        gpus_per_node=gpus_per_node,
-        algorithm=algorithm,
-        mode=mode,
     )
     compute_s = float(compute_time_s)
     return TrainingStep(

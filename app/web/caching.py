@@ -18,10 +18,10 @@ from starlette.requests import HTTPConnection
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from app.web import cache_policy
+
 MIN_COMPRESSED_BYTES = 512
-SHARED_PAGE = "public, max-age=300, stale-while-revalidate=86400"
-IMMUTABLE = "public, max-age=31536000, immutable"
-REVALIDATE = "no-cache"
+_CACHE_CONTROL = cache_policy.HEADER.encode("latin-1")
 
 
 def accepts_gzip(accept_encoding: str) -> bool:
@@ -47,7 +47,7 @@ class Representation:
     gzipped: bytes | None
     etag: str
     media_type: str
-    cache_control: str
+    cache_control: str  # one of app.web.cache_policy's policies
     status_code: int = 200
     headers: tuple[tuple[bytes, bytes], ...] = ()
 
@@ -81,7 +81,7 @@ class Representation:
         body = self.gzipped if use_gzip and self.gzipped is not None else self.body
         headers = [
             (b"content-type", self.media_type.encode("latin-1")),
-            (b"cache-control", self.cache_control.encode("latin-1")),
+            (_CACHE_CONTROL, self.cache_control.encode("latin-1")),
             (b"etag", etag.encode("latin-1")),
             *self.headers,
         ]
@@ -111,17 +111,20 @@ class Representation:
 
 
 SHARED_STATE = "shared_representation"  # where a response tells the page cache in front what it may replay
-Recheck = Callable[[HTTPConnection], Awaitable["Representation | None"]]
+# A fast path the page cache may take for a remembered page: (the request, the argument the page was marked with)
+# -> the representation to send, or None to let the app answer in full. Registered by name when the app is built.
+Recheck = Callable[[HTTPConnection, str], Awaitable["Representation | None"]]
 
 
 @dataclass(frozen=True, slots=True)
 class Rechecked:
-    """Bytes the page cache may replay only after asking `recheck` for this request: a page whose verdict must
-    be established every time (a certificate's signature) but whose bytes, once it is, are in memory. `recheck`
-    answers the representation to send, or None to let the app answer the request in full."""
+    """Bytes the page cache may replay only after asking the fast path registered as `recheck` (with
+    `argument`, e.g. the certificate id) for this request: a page whose verdict must be established every time (a
+    certificate's signature) but whose bytes, once it is, are in memory."""
 
     representation: Representation
-    recheck: Recheck
+    recheck: str
+    argument: str
 
 
 class RepresentationResponse(Response):
@@ -138,11 +141,12 @@ class RepresentationResponse(Response):
 
 
 class RecheckedResponse(Response):
-    """A route's answer from a prepared Representation that the page cache may replay after `recheck`."""
+    """A route's answer from a prepared Representation that the page cache may replay after the fast path
+    registered as `recheck` has agreed, for that request."""
 
-    def __init__(self, representation: Representation, recheck: Recheck) -> None:
+    def __init__(self, representation: Representation, recheck: str, argument: str) -> None:
         super().__init__(status_code=representation.status_code)
-        self.rechecked = Rechecked(representation, recheck)
+        self.rechecked = Rechecked(representation, recheck, argument)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope.setdefault("state", {})[SHARED_STATE] = self.rechecked

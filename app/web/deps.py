@@ -1,6 +1,6 @@
 """What routes receive: the app state, the page's language, the request context and the services, as
-`Annotated` dependency aliases (the full-stack-fastapi-template habit), plus the cross-origin guard that every
-router with state-changing routes declares."""
+`Annotated` dependency aliases (the full-stack-fastapi-template habit). The cross-origin guard is not one of them:
+it is app.web.middleware.security, for every route."""
 
 from __future__ import annotations
 
@@ -16,11 +16,13 @@ from app.i18n import LANGUAGES
 from app.newsletter.service import NewsletterService
 from app.quiz.service import QuizService
 from app.ratelimit import client_network
+from app.web import cache_policy
+from app.web.cache_policy import PER_LEARNER
 from app.web.i18n import request_language
 from app.web.middleware.identity import learner_identity
 from app.web.state import AppState, app_state
 
-NO_STORE = {"cache-control": "no-store", "vary": "HX-Request"}
+NO_STORE = PER_LEARNER  # the name app/web/routes/certificates.py imports
 
 # The dependencies are coroutines although none of them waits: FastAPI runs a plain function dependency in a
 # worker thread, a hand-off that cost more than the rest of a dependency's work (a dozen per quiz answer).
@@ -62,7 +64,7 @@ class Page:
         return request_context(self.request, self.language)
 
     def render(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
-        return self.state.templates.page(self.request, template, self.language, context, status_code, NO_STORE)
+        return self.state.templates.page(self.request, template, self.language, context, status_code, PER_LEARNER)
 
 
 async def _page(request: Request, lang: Annotated[str, Depends(_language)]) -> Page:
@@ -89,12 +91,6 @@ async def _newsletter_service(request: Request) -> NewsletterService:
     return app_state(request).newsletter
 
 
-async def refuse_cross_origin(request: Request) -> None:
-    """A state-changing request from another site is refused (see app.web.middleware.security)."""
-    if app_state(request).trusted.is_cross_origin(request.method, request.headers):
-        raise HTTPException(status_code=status.HTTP_403_FORBIDDEN)
-
-
 StateDep = Annotated[AppState, Depends(_state)]
 LanguageDep = Annotated[str, Depends(_language)]
 PageDep = Annotated[Page, Depends(_page)]
@@ -106,4 +102,4 @@ NewsletterServiceDep = Annotated[NewsletterService, Depends(_newsletter_service)
 
 async def no_store(response: Response) -> None:
     """For routers whose every answer is per learner: no cache may keep it."""
-    response.headers["cache-control"] = "no-store"
+    cache_policy.apply(response, cache_policy.NO_STORE)

@@ -26,6 +26,8 @@ from app.certificates.errors import (
     NotEligibleError,
     StatusListNotFoundError,
 )
+from app.certificates.messages import CertificateText
+from app.certificates.readmodels import Claim
 from app.content.errors import ChapterNotFoundError
 from app.db import DatabaseUnavailableError
 from app.i18n import _
@@ -35,6 +37,7 @@ from app.newsletter.errors import (
     SignupRateLimitedError,
     TokenInvalidError,
 )
+from app.newsletter.messages import NewsletterText
 from app.quiz.deadline import ZONE_COOKIE, deadline
 from app.quiz.errors import (
     AlreadyAnsweredError,
@@ -47,7 +50,9 @@ from app.quiz.errors import (
     UnknownQuestionError,
 )
 from app.quiz.messages import QuizText
-from app.web.htmx import VARY, wants_fragment
+from app.web import cache_policy
+from app.web.cache_policy import PER_LEARNER
+from app.web.htmx import wants_fragment
 from app.web.i18n import request_language
 from app.web.routes.api_quiz import AnswerConflictOut, answer_out
 from app.web.routes.newsletter import LINK_HEADERS, signup_form
@@ -58,7 +63,6 @@ from app.web.validation_messages import validation_message
 logger = logging.getLogger(__name__)
 
 API_PREFIX = "/api/"
-NO_STORE = {"cache-control": "no-store", "vary": VARY}
 RETRY_UNAVAILABLE_S = 30
 
 HTTP_MESSAGES: dict[int, str] = {
@@ -83,7 +87,7 @@ def _text(request: Request) -> QuizText:
 
 
 def _json(detail: str, status_code: int, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=status_code, headers=NO_STORE | (headers or {}))
+    return JSONResponse({"detail": detail}, status_code=status_code, headers=PER_LEARNER | (headers or {}))
 
 
 def error_page(
@@ -96,7 +100,7 @@ def error_page(
         request_language(request),
         {"status_code": status_code, "message": message},
         status_code=status_code,
-        headers={"cache-control": "no-store"} | (headers or {}),
+        headers=cache_policy.headers(cache_policy.NO_STORE) | (headers or {}),
     )
 
 
@@ -115,6 +119,7 @@ def _question(
     message: str | None = None,
     notice: str | None = None,
     headers: dict[str, str] | None = None,
+    typed: str | None = None,
 ) -> Response:
     """The question's fragment, as an HTMX swap of the question shows it."""
     drawn = error.attempt.question(error.question_id)
@@ -125,9 +130,15 @@ def _question(
         "answer": error.attempt.answers.get(error.question_id),
         "error": message,
         "notice": notice,
+        "typed": typed,
     }
     return app_state(request).templates.page(
-        request, "quiz/_answered.html", language, context, status_code=status_code, headers=NO_STORE | (headers or {})
+        request,
+        "quiz/_answered.html",
+        language,
+        context,
+        status_code=status_code,
+        headers=PER_LEARNER | (headers or {}),
     )
 
 
@@ -142,13 +153,13 @@ def _attempt_page(
         "deadline": deadline(error.attempt.deadline_at, app_state(request).clock(), request.cookies.get(ZONE_COOKIE)),
     }
     return app_state(request).templates.page(
-        request, "quiz/attempt.html", language, context, status_code=status_code, headers=NO_STORE | (headers or {})
+        request, "quiz/attempt.html", language, context, status_code=status_code, headers=PER_LEARNER | (headers or {})
     )
 
 
 def _redirect(request: Request, route: str, fragment: str = "", **params: Any) -> Response:
     url = url_path(request, route, lang=request_language(request), **params)
-    return RedirectResponse(f"{url}{fragment}", status_code=303, headers=NO_STORE)
+    return RedirectResponse(f"{url}{fragment}", status_code=303, headers=PER_LEARNER)
 
 
 def _slash_alternate(request: Request) -> str | None:
@@ -199,7 +210,7 @@ async def already_answered(request: Request, error: Exception) -> Response:
     text = _text(request)
     if is_api(request):
         conflict = AnswerConflictOut(detail=text.conflict("already_answered"), answer=answer_out(error.answer, text))
-        return JSONResponse(conflict.model_dump(mode="json"), status_code=409, headers=NO_STORE)
+        return JSONResponse(conflict.model_dump(mode="json"), status_code=409, headers=PER_LEARNER)
     if wants_fragment(request):
         return _question(request, error, 409, notice=text.conflict("already_answered"))
     return _redirect(request, "attempt", f"#question-{error.question_id}", attempt_id=error.attempt.id)
@@ -222,10 +233,12 @@ async def invalid_submission(request: Request, error: Exception) -> Response:
     if is_api(request):
         return _json(message, 422)
     if wants_fragment(request):
-        return _question(request, error, 422, message=message)
+        return _question(request, error, 422, message=message, typed=error.typed)
     # Without JavaScript, back to the question itself (POST-redirect-GET, as an accepted answer does): the
-    # attempt page shows the message inside the question's block, which the anchor scrolls into view.
-    where = urlencode({"question": error.question_id, "error": error.code})
+    # attempt page shows the message inside the question's block, which the anchor scrolls into view, and what
+    # was typed back in its field (carried in the address: at most 80 characters, and the learner's own).
+    query = {"question": error.question_id, "error": error.code} | ({"value": error.typed} if error.typed else {})
+    where = urlencode(query)
     return _redirect(request, "attempt", f"?{where}#question-{error.question_id}", attempt_id=error.attempt.id)
 
 
@@ -240,18 +253,14 @@ async def rate_limited(request: Request, error: Exception) -> Response:
         if wants_fragment(request):
             return _question(request, question, 429, message=message, headers=headers)
         return _attempt_page(request, question, 429, message, headers)
-    if error.quiz is not None:
-        state = app_state(request)
-        from app.web.deps import request_context
-
-        landing = await state.quiz.landing(request_context(request), error.quiz)
-        return state.templates.page(
+    if error.landing is not None:
+        return app_state(request).templates.page(
             request,
             "quiz/landing.html",
             request_language(request),
-            {"landing": landing, "message": message},
+            {"landing": error.landing, "message": message},
             status_code=429,
-            headers=NO_STORE | headers,
+            headers=PER_LEARNER | headers,
         )
     return error_page(request, 429, message, headers)
 
@@ -268,8 +277,9 @@ async def database_unavailable(request: Request, error: Exception) -> Response:
 # --- certificates ---------------------------------------------------------------------------------------
 
 
-def _certificate_text(request: Request) -> Any:
-    return app_state(request).certificates.text(request_language(request))
+def _certificate_text(request: Request) -> CertificateText:
+    language = request_language(request)
+    return CertificateText(app_state(request).translations[language], language)
 
 
 async def certificate_not_found(request: Request, error: Exception) -> Response:
@@ -289,21 +299,20 @@ async def certificate_rate_limited(request: Request, error: Exception) -> Respon
     return error_page(request, 429, message, headers)
 
 
-async def _claim_page(
-    request: Request, status_code: int, *, error: str | None = None, explanation: str | None = None, **form: str
+def _claim_page(
+    request: Request,
+    status_code: int,
+    *,
+    claim: Claim | None = None,
+    error: str | None = None,
+    explanation: str | None = None,
+    name: str = "",
+    email: str = "",
 ) -> Response:
-    from app.web.deps import request_context
-
     state = app_state(request)
-    claim = None
-    if explanation is None:
-        try:
-            claim = await state.certificates.claim_status(request_context(request))
-        except NotEligibleError as refused:
-            status_code, explanation = 403, _certificate_text(request).not_eligible(refused.reason)
-    context = {"claim": claim, "error": error, "explanation": explanation, "name": "", "email": ""} | form
+    context = {"claim": claim, "error": error, "explanation": explanation, "name": name, "email": email}
     return state.templates.page(
-        request, "certificates/claim.html", request_language(request), context, status_code, NO_STORE
+        request, "certificates/claim.html", request_language(request), context, status_code, PER_LEARNER
     )
 
 
@@ -313,7 +322,7 @@ async def not_eligible(request: Request, error: Exception) -> Response:
     explanation = _certificate_text(request).not_eligible(error.reason)
     if is_api(request):
         return _json(explanation, 403)
-    return await _claim_page(request, 403, explanation=explanation)
+    return _claim_page(request, 403, explanation=explanation)
 
 
 async def invalid_name(request: Request, error: Exception) -> Response:
@@ -321,7 +330,8 @@ async def invalid_name(request: Request, error: Exception) -> Response:
     message = _certificate_text(request).name_problem(error.code)
     if is_api(request):
         return _json(message, 422)
-    return await _claim_page(request, 422, error=message, name=error.name[:200], email=(error.email or "")[:200])
+    name, email = error.name[:200], (error.email or "")[:200]
+    return _claim_page(request, 422, claim=error.claim, error=message, name=name, email=email)
 
 
 async def artifact_unavailable(request: Request, error: Exception) -> Response:
@@ -340,12 +350,13 @@ def _signup(request: Request, status_code: int, form: dict[str, object], headers
     template = "newsletter/_signup.html" if wants_fragment(request) else "newsletter/page.html"
     context = {"signup": form}
     return app_state(request).templates.page(
-        request, template, request_language(request), context, status_code, NO_STORE | headers
+        request, template, request_language(request), context, status_code, PER_LEARNER | headers
     )
 
 
-def _newsletter_text(request: Request) -> Any:
-    return app_state(request).newsletter.text(request_language(request))
+def _newsletter_text(request: Request) -> NewsletterText:
+    language = request_language(request)
+    return NewsletterText(app_state(request).translations[language], language)
 
 
 async def invalid_address(request: Request, error: Exception) -> Response:

@@ -2,121 +2,65 @@
 
 from __future__ import annotations
 
-import gettext
-from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from datetime import datetime
 from pathlib import Path
 
 from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
-from starlette.requests import HTTPConnection
 
 from app import migrations
-from app.certificates.credential import Issuer
-from app.certificates.keys import KeyFileError, KeyRing
-from app.certificates.service import CertificateService, content_version
-from app.certificates.service import Course as CertificateCourse
+from app.bootstrap import certificate_keys, certificate_service, newsletter_service, utc_now
 from app.config import ConfigurationError, Environment, Settings
-from app.content import Course, load_course
+from app.content import load_course
 from app.db import Database
-from app.i18n import LANGUAGES, _
+from app.i18n import LANGUAGES
 from app.log import configure_logging
-from app.newsletter.mail import Mailer
-from app.newsletter.sender import IssueSender
-from app.newsletter.service import NewsletterService
-from app.newsletter.transport import Transport, transport_for
 from app.quiz.bank import load_quizzes
 from app.quiz.service import QuizService
 from app.search import CourseSearch
-from app.web.diagrams.render import DiagramRenderer
+from app.web.certificate_pages import FAST_PATH, CertificatePages
+from app.web.diagram_pages import DiagramRenderer
 from app.web.exceptions import EXCEPTION_VIEWS, render_error
-from app.web.i18n import load_translations, request_language
+from app.web.i18n import load_translations
+from app.web.middleware.body import BodyLimitMiddleware
 from app.web.middleware.errors import ErrorPageMiddleware
 from app.web.middleware.identity import LearnerIdentityMiddleware
-from app.web.middleware.json_body import JsonBodyMiddleware
 from app.web.middleware.language import LanguageCookieMiddleware
 from app.web.middleware.metrics import MetricsMiddleware, RequestMetrics
 from app.web.middleware.page_cache import PageCacheMiddleware, warm
-from app.web.middleware.security import SecurityMiddleware, TrustedOrigins
+from app.web.middleware.refusal import refuse_body, refuse_cross_site, unknown_host
+from app.web.middleware.security import SecurityMiddleware, TrustedOrigins, cross_site_routes
+from app.web.openapi import document_unreadable_bodies
 from app.web.routes import api_quiz, api_simulator, certificates, lab, newsletter, operations, pages, quiz, search
 from app.web.routes.search import GLOSSARY_TITLE
 from app.web.search_pages import SearchPages
 from app.web.state import AppState
-from app.web.templating import STATIC_DIR, Templates
+from app.web.templating import Templates
 from app.web.templating.static import StaticAssets
 
-JSON_BODY_MESSAGES = {
-    "too_large": _("The request body is too large."),
-    "too_deep": _("The request body is nested too deeply to be an answer."),
-}
-ISSUER_NAME = "Interconnects"
+# What the pages link from static/vendor/ (npm ci copies it there); without them every page would be a 500.
+VENDOR_ASSETS = ("vendor/htmx.min.js", "vendor/swagger-ui/swagger-ui-bundle.js", "vendor/swagger-ui/swagger-ui.css")
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
+def static_assets(static_dir: Path) -> StaticAssets:
+    assets = StaticAssets(static_dir)
+    missing = [path for path in VENDOR_ASSETS if path not in assets.digests]
+    if missing:
+        raise ConfigurationError(
+            f"The front-end assets are missing from {static_dir / 'vendor'} ({', '.join(missing)}). "
+            "Install them first: ./dev run does, or run npm ci in the project folder."
+        )
+    return assets
 
 
-def certificate_keys(settings: Settings) -> tuple[KeyRing, Path]:
-    """The signing keys: the configured file, or in development one generated under VAR_DIR."""
-    path, may_generate = settings.resolve_certificate_key_file()
-    try:
-        return (KeyRing.load_or_generate(path) if may_generate else KeyRing.load(path)), path
-    except KeyFileError as error:
-        raise ConfigurationError(str(error)) from None
-
-
-def certificate_service(
-    settings: Settings,
-    database: Database,
-    quiz: QuizService,
-    course: Course,
-    translations: Mapping[str, gettext.GNUTranslations],
-    clock: Callable[[], datetime],
-    keys: tuple[KeyRing, Path] | None = None,
-) -> CertificateService:
-    ring, key_file = keys or certificate_keys(settings)
-    return CertificateService(
-        database,
-        quiz,
-        ring,
-        clock,
-        issuer=Issuer(settings.base_url, ISSUER_NAME),
-        course=CertificateCourse(course.titles, course.descriptions, content_version(settings.content_dir)),
-        translations=translations,
-        key_file=key_file,
-    )
-
-
-def _mailer(settings: Settings, translations: Mapping[str, gettext.GNUTranslations]) -> Mailer:
-    return Mailer(settings.base_url, translations, settings.mail_from)
-
-
-def _transport(settings: Settings, keep_open: bool) -> Transport:
-    smtp_url = settings.smtp_url.get_secret_value() if settings.smtp_url else None
-    return transport_for(smtp_url, settings.resolved_outbox_dir, keep_open)
-
-
-def newsletter_service(
-    settings: Settings, database: Database, translations: Mapping[str, gettext.GNUTranslations]
-) -> NewsletterService:
-    return NewsletterService(database, _transport(settings, keep_open=False), _mailer(settings, translations))
-
-
-def issue_sender(
-    settings: Settings,
-    database: Database,
-    translations: Mapping[str, gettext.GNUTranslations],
-    clock: Callable[[], datetime] = _utc_now,
-) -> IssueSender:
-    return IssueSender(database, _transport(settings, keep_open=True), _mailer(settings, translations), clock)
-
-
-def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> FastAPI:
+def build_app(settings: Settings, clock: Callable[[], datetime] = utc_now) -> FastAPI:
     configure_logging(settings)
     secret_key = settings.resolve_secret_key()
     keys = certificate_keys(settings)
-    course = load_course(settings.content_dir)
+    course = load_course(settings.content_dir, cache_dir=settings.content_cache_dir)
     catalog = load_quizzes(settings.content_dir, course)
     if settings.is_sqlite:
         settings.var_dir.mkdir(parents=True, exist_ok=True)
@@ -128,10 +72,11 @@ def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> F
         raise
     translations = load_translations()
     links = {"donation_url": settings.donation_url, "next_guide_url": settings.next_guide_url}
-    templates = Templates(translations, course, settings.base_url, StaticAssets(STATIC_DIR), links=links)
+    templates = Templates(translations, course, settings.base_url, static_assets(settings.static_dir), links=links)
     metrics = RequestMetrics()
     trusted = TrustedOrigins.build(settings.base_url, settings.extra_origins, development=not settings.is_production)
     quiz_service = QuizService(database, catalog, clock=clock)
+    certificate_services = certificate_service(settings, database, quiz_service, course, translations, clock, keys)
     state = AppState(
         settings=settings,
         secret_key=secret_key,
@@ -143,7 +88,8 @@ def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> F
         metrics=metrics,
         trusted=trusted,
         quiz=quiz_service,
-        certificates=certificate_service(settings, database, quiz_service, course, translations, clock, keys),
+        certificates=certificate_services,
+        certificate_pages=CertificatePages(certificate_services, templates),
         newsletter=newsletter_service(settings, database, translations),
         clock=clock,
         search_pages=SearchPages(
@@ -155,10 +101,17 @@ def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> F
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         shared = [f"/{lang}/guides/{chapter.slug}" for chapter in course.published for lang in LANGUAGES]
+        warming = None
         if settings.env is not Environment.TEST:  # tests build many apps; each renders what it reads
             warmed = [*shared, *(f"/{lang}/{page}" for lang in LANGUAGES for page in ("lab", "glossary"))]
-            await warm(app, settings.base_url, warmed)
+            # After start-up, not before it: rendering these 18 pages took 3-4 s of a busy 2-core machine, which
+            # every worker spent before answering /healthz. Meanwhile a page's first visitor renders it.
+            warming = asyncio.create_task(warm(app, settings.base_url, warmed))
         yield
+        if warming is not None:
+            warming.cancel()
+            with suppress(asyncio.CancelledError):
+                await warming
         database.dispose()
 
     app = FastAPI(
@@ -189,20 +142,25 @@ def build_app(settings: Settings, clock: Callable[[], datetime] = _utc_now) -> F
     )
     for router in routers:
         app.include_router(router)
-
-    def json_body_message(connection: HTTPConnection, reason: str) -> str:
-        return translations[request_language(connection)].gettext(JSON_BODY_MESSAGES[reason])
+    document_unreadable_bodies(app)
 
     # Added innermost first. The page cache is outermost: a shared page it has seen is answered before anything
     # else runs, with the headers the inner layers gave it the first time (security headers included).
     app.add_middleware(LanguageCookieMiddleware)
     app.add_middleware(LearnerIdentityMiddleware, secret_key=secret_key)
-    app.add_middleware(JsonBodyMiddleware, message_for=json_body_message)
+    app.add_middleware(BodyLimitMiddleware, refuse=refuse_body, read_timeout_s=settings.body_read_timeout_s)
     app.add_middleware(ErrorPageMiddleware, render_error=render_error)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     # Per-learner pages are compressed per response; shared ones were compressed once (an encoded body is left
     # alone, and every shared body this large has its gzip variant).
     app.add_middleware(GZipMiddleware, minimum_size=1024)
-    app.add_middleware(SecurityMiddleware, trusted=trusted)
-    app.add_middleware(PageCacheMiddleware, trusted=trusted, metrics=metrics)
+    app.add_middleware(
+        SecurityMiddleware,
+        trusted=trusted,
+        refuse=refuse_cross_site,
+        unknown_host=unknown_host,
+        cross_site_allowed=cross_site_routes(app.routes),
+    )
+    fast_paths = {FAST_PATH: state.certificate_pages.recheck}
+    app.add_middleware(PageCacheMiddleware, trusted=trusted, metrics=metrics, rechecks=fast_paths)
     return app

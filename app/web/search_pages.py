@@ -11,13 +11,14 @@ Nothing here logs: a query is something a learner typed, and the page cache and 
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from urllib.parse import urlencode
 
 from starlette.types import ASGIApp
 
-from app.search import MAX_QUERY_CHARACTERS, CourseSearch, parse_query
-from app.web.caching import SHARED_PAGE, Representation
+from app.remembered import Remembered
+from app.search import MAX_QUERY_CHARACTERS, CourseSearch, Query, parse_query
+from app.web.cache_policy import SHARED_PAGE
+from app.web.caching import Representation
 from app.web.htmx import VARY
 from app.web.templating import HTML, Templates
 
@@ -29,17 +30,16 @@ class SearchPages:
     def __init__(self, templates: Templates, search: CourseSearch) -> None:
         self.templates = templates
         self.search = search
-        self._recent: OrderedDict[tuple[str, str, bool, bool], Representation] = OrderedDict()
+        self._recent: Remembered[tuple[str, str, bool, bool], Representation] = Remembered(RECENT_QUERIES)
         self._opensearch: dict[str, Representation] = {}
 
     def representation(self, app: ASGIApp, language: str, raw_query: str, fragment: bool) -> Representation:
         """The results page, or (for an HTMX swap) the results fragment, for `raw_query`."""
         query = parse_query(raw_query)
         key = (language, query.text, query.truncated, fragment)
-        representation = self._recent.get(key)
-        if representation is not None:
-            self._recent.move_to_end(key)
-            return representation
+        return self._recent.remember(key, lambda: self._results(app, language, query, fragment))
+
+    def _results(self, app: ASGIApp, language: str, query: Query, fragment: bool) -> Representation:
         answer = self.search.search(language, query.text)
         context = {
             "answer": answer,
@@ -50,11 +50,7 @@ class SearchPages:
         }
         name = "_search_results.html" if fragment else "search.html"
         body = self.templates.render_to_string(app, name, language, context).encode()
-        representation = Representation.build(body, HTML, SHARED_PAGE, headers=[("vary", VARY)])
-        self._recent[key] = representation
-        if len(self._recent) > RECENT_QUERIES:
-            self._recent.popitem(last=False)
-        return representation
+        return Representation.build(body, HTML, SHARED_PAGE, headers=[("vary", VARY)])
 
     def opensearch(self, app: ASGIApp, language: str) -> Representation:
         """The OpenSearch description that lets a browser add the site's search in this language."""

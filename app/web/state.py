@@ -15,7 +15,8 @@ from app.content import Course
 from app.db import Database
 from app.newsletter.service import NewsletterService
 from app.quiz.service import QuizService
-from app.web.diagrams.render import DiagramRenderer
+from app.web.certificate_pages import CertificatePages
+from app.web.diagram_pages import DiagramRenderer
 from app.web.middleware.metrics import RequestMetrics
 from app.web.middleware.security import TrustedOrigins
 from app.web.search_pages import SearchPages
@@ -35,6 +36,7 @@ class AppState:
     trusted: TrustedOrigins
     quiz: QuizService
     certificates: CertificateService
+    certificate_pages: CertificatePages
     newsletter: NewsletterService
     clock: Callable[[], datetime]
     search_pages: SearchPages

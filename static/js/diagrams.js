@@ -9,7 +9,7 @@
 // and the language switcher's links with it. The hidden inputs that carry the other diagrams' states for a
 // browser without JavaScript are removed: the address carries them here, and htmx would send them along.
 //
-// A deferred figure's body arrives as the text of a <noscript> (app/web/diagrams/render.py) and is made into the
+// A deferred figure's body arrives as the text of a <noscript> (app/web/diagram_pages.py) and is made into the
 // figure when it is in the window; once the reader scrolls, touches or clicks, when it comes within a screen and a
 // half, and the rest one by one whenever the browser is idle (so that a screen reader or find-in-page soon has
 // every figure); all of them at the first key press (so that Tab reaches every control in order) and before
@@ -50,9 +50,24 @@
     });
   }
 
+  // A figure's requests queue (hx-sync "queue last", not "replace": htmx logs an aborted request as a console
+  // error). A response to values the reader has changed since is not shown: its fields region would put the old
+  // values back, and the queued request, which carries the new ones, is sent as soon as this one is done.
+  function valuesOf(form) { return new URLSearchParams(new FormData(form)).toString(); }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var form = event.detail.elt;
+    if (form instanceof HTMLFormElement && figureOf(form)) event.detail.xhr.dgSent = valuesOf(form);
+  });
+
   document.addEventListener("htmx:beforeSwap", function (event) {
     var figure = figureOf(event.detail.target);
     if (!figure) return;
+    var form = event.detail.requestConfig && event.detail.requestConfig.elt;
+    var sent = event.detail.xhr && event.detail.xhr.dgSent;
+    if (form instanceof HTMLFormElement && typeof sent === "string" && sent !== valuesOf(form)) {
+      event.detail.shouldSwap = false;
+      return;
+    }
     var focused = document.activeElement;
     before.set(figure, {
       top: figure.getBoundingClientRect().top,

@@ -57,6 +57,31 @@
     sections.forEach(function (section) { observer.observe(section.box); });
   }
 
+  // The colour-scheme chooser: "system" forgets the choice; light or dark is kept in this browser
+  // (static/js/scheme.js applies it before the next page paints), and other open tabs follow at once.
+  var chooser = document.getElementById("scheme-choice");
+  if (chooser) {
+    var apply = function (scheme) {
+      if (scheme === "light" || scheme === "dark") {
+        document.documentElement.setAttribute("data-scheme", scheme);
+      } else {
+        document.documentElement.removeAttribute("data-scheme");
+      }
+      chooser.value = scheme === "light" || scheme === "dark" ? scheme : "system";
+    };
+    apply(document.documentElement.getAttribute("data-scheme"));
+    chooser.addEventListener("change", function () {
+      try {
+        if (chooser.value === "system") { window.localStorage.removeItem("scheme"); }
+        else { window.localStorage.setItem("scheme", chooser.value); }
+      } catch (error) { /* storage refused: the choice lasts for this page only */ }
+      apply(chooser.value);
+    });
+    window.addEventListener("storage", function (event) {
+      if (event.key === "scheme" || event.key === null) { apply(event.newValue); }
+    });
+  }
+
   // After an HTMX swap, move focus to the swapped region when it asks for it, so keyboard and screen-reader
   // users land on the new content instead of losing their place.
   document.addEventListener("htmx:afterSwap", function (event) {

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, ConsoleMessage, Locator, Page, expect
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -29,6 +30,43 @@ LOCALES = {"en": "en-US", "ko": "ko-KR"}
 ColorScheme = Literal["light", "dark"]
 
 
+# Chromium reports an HTTP error status of any document or request as a console error; a test that asks for a 404
+# page or sends a value the server refuses (422) on purpose says which statuses it expects (expect_http_errors).
+_HTTP_ERROR = re.compile(r"^Failed to load resource: the server responded with a status of (\d{3})")
+_EXPECTED_STATUSES: dict[int, set[int]] = {}
+
+
+def expect_http_errors(page: Page, *statuses: int) -> None:
+    """Let the console report these HTTP statuses on this page without failing the test."""
+    _EXPECTED_STATUSES.setdefault(id(page), set()).update(statuses)
+
+
+_EXPECTING_CSP_REFUSALS: set[int] = set()
+
+
+def expect_csp_refusals(page: Page) -> None:
+    """Let the console report Content-Security-Policy refusals on this page: for the test that injects what the
+    policy must refuse, and only there."""
+    _EXPECTING_CSP_REFUSALS.add(id(page))
+
+
+def _unexpected(page: Page, errors: list[ConsoleMessage | str]) -> list[str]:
+    allowed = _EXPECTED_STATUSES.pop(id(page), set())
+    csp_refusals_expected = id(page) in _EXPECTING_CSP_REFUSALS
+    _EXPECTING_CSP_REFUSALS.discard(id(page))
+    found: list[str] = []
+    for error in errors:
+        if isinstance(error, str):
+            found.append(error)
+            continue
+        if csp_refusals_expected and "Content Security Policy" in error.text:
+            continue
+        status = _HTTP_ERROR.match(error.text)
+        if status is None or int(status.group(1)) not in allowed:
+            found.append(f"{error.text} ({error.location.get('url', '')})")
+    return found
+
+
 @contextmanager
 def open_page(
     browser: Browser,
@@ -41,7 +79,10 @@ def open_page(
     timezone: str | None = None,
 ) -> Iterator[Page]:
     """A page in a context of its own: a new learner, with no cookies, in the given language and colour scheme
-    (and the time zone the browser reports, when given)."""
+    (and the time zone the browser reports, when given).
+
+    The test fails if the page logs any console error (a CSP violation is one) or throws, but for HTTP statuses it
+    declared with expect_http_errors."""
     context = browser.new_context(
         locale=LOCALES[language],
         color_scheme=color_scheme,
@@ -49,9 +90,17 @@ def open_page(
         java_script_enabled=javascript,
         timezone_id=timezone,
     )
+    errors: list[ConsoleMessage | str] = []
+    page = context.new_page()
     try:
-        yield context.new_page()
+        page.on("console", lambda message: errors.append(message) if message.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
+        yield page
+        unexpected = _unexpected(page, errors)
+        assert unexpected == [], f"console errors on {page.url}: {unexpected}"
     finally:
+        _EXPECTED_STATUSES.pop(id(page), None)
+        _EXPECTING_CSP_REFUSALS.discard(id(page))
         context.close()
 
 
@@ -60,7 +109,7 @@ DEFERRED_FIGURES = "figure.dg:has(> noscript.dg-deferred)"
 
 def reach_figure(figure: Locator) -> Locator:
     """Scroll to a diagram as a reader does, and wait until it is built (a page may defer a figure's body until
-    the reader nears it: app/web/diagrams/render.py)."""
+    the reader nears it: app/web/diagram_pages.py)."""
     figure.scroll_into_view_if_needed()
     expect(figure.locator(".dg-chart")).to_be_attached()
     return figure
@@ -152,10 +201,11 @@ def horizontal_overflow_px(page: Page) -> float:
 
 
 def is_uncovered(locator: Locator) -> bool:
-    """Whether the element is on screen and the topmost thing at its centre (not under the sticky header)."""
+    """Whether the element is on screen and the topmost thing at the centre of its first line (not under the
+    sticky header; a link that wraps has a gap between its lines at the centre of its bounding box)."""
     uncovered: bool = locator.evaluate(
         """element => {
-            const box = element.getBoundingClientRect();
+            const box = element.getClientRects()[0] || element.getBoundingClientRect();
             const x = box.left + box.width / 2, y = box.top + box.height / 2;
             if (y < 0 || y > window.innerHeight || x < 0 || x > window.innerWidth) { return false; }
             const hit = document.elementFromPoint(x, y);

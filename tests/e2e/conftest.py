@@ -38,8 +38,10 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base_url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(live_server: str) -> Iterator[Browser]:
+    """Chromium for one test file. Playwright's sync API keeps an event loop running in this thread while it is
+    open, so it closes with the file: a pytest-xdist worker then runs other files' event loops after it."""
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield launched
@@ -52,6 +54,14 @@ def page(browser: Browser) -> Iterator[Page]:
         yield opened
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """SCREENSHOT_DIR is emptied once per run, by the process that runs or hands out the tests (never by one of
+    pytest-xdist's workers, which would delete what the others took)."""
+    configured = os.environ.get("SCREENSHOT_DIR")
+    if configured and not hasattr(config, "workerinput"):
+        shutil.rmtree(configured, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def screenshot_dir() -> Path | None:
     """Set SCREENSHOT_DIR to keep screenshots of the pages the tests visit, for people to look at (it is emptied)."""
@@ -59,7 +69,5 @@ def screenshot_dir() -> Path | None:
     if not configured:
         return None
     path = Path(configured)
-    if path.exists():
-        shutil.rmtree(path)
-    path.mkdir(parents=True)
+    path.mkdir(parents=True, exist_ok=True)
     return path

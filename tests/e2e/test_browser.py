@@ -12,6 +12,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 from tests.e2e.browser import (
     ColorScheme,
     describe,
+    expect_http_errors,
     horizontal_overflow_px,
     is_uncovered,
     open_page,
@@ -111,6 +112,8 @@ def test_page_has_no_wcag_22_violations(
     browser: Browser, live_server: str, kind: str, lang: str, color_scheme: ColorScheme, screenshot_dir: Path | None
 ) -> None:
     with open_page(browser, language=lang, color_scheme=color_scheme) as page:
+        if kind == "error":
+            expect_http_errors(page, 404)  # the page's own status, which Chromium reports in the console
         response = page.goto(live_server + PAGE_KINDS[kind].format(lang=lang))
         assert response is not None
         assert response.status == (404 if kind == "error" else 200)

@@ -14,6 +14,7 @@ from tests.e2e.browser import (
     DEFERRED_FIGURES,
     choose_with_arrow_keys,
     describe,
+    expect_http_errors,
     horizontal_overflow_px,
     open_page,
     reach_figure,
@@ -21,6 +22,7 @@ from tests.e2e.browser import (
     save_element_screenshot,
     type_over,
 )
+from tests.e2e.waits import next_frames, top_when_still
 
 DIAGRAM_IDS = ("link-compare", "topology", "ring-allreduce", "busbw-sweep", "scaling")
 CHAPTER = "/en/guides/nvlink"
@@ -83,7 +85,7 @@ def focused_id(page: Page) -> str:
 def bring_to_top(page: Page, figure: Locator) -> float:
     """Scroll so that the figure starts just under the sticky header, as a reader who scrolled to it, and wait
     until it stays there (the deferred figures it brings near are built meanwhile, and may grow above it)."""
-    previous = None
+    top = None
     for _ in range(20):
         page.evaluate(
             """figure => {
@@ -93,12 +95,10 @@ def bring_to_top(page: Page, figure: Locator) -> float:
             }""",
             figure.element_handle(),
         )
-        page.wait_for_timeout(150)
-        top = top_of(figure)
-        if previous is not None and abs(top - previous) < 0.5 and 0 < top < 120:
+        top = top_when_still(figure)
+        if 0 < top < 120:
             return top
-        previous = top
-    raise AssertionError(f"the figure does not stay put at the top: {previous}")
+    raise AssertionError(f"the figure does not stay put at the top: {top}")
 
 
 def deferred_ids(page: Page) -> list[str]:
@@ -109,8 +109,9 @@ def test_a_chapter_builds_each_figure_as_the_reader_nears_it(page: Page, live_se
     page.set_viewport_size({"width": 375, "height": 800})
     page.goto(live_server + CHAPTER)
     expect(page.locator("figure.dg")).to_have_count(4)
-    # Not one figure is on a phone's first screen: the page arrives with their markup as inert text...
-    page.wait_for_timeout(500)
+    # Not one figure is on a phone's first screen: the page arrives with their markup as inert text (checked once
+    # the figures' observer has reported where each one is, which it does within the first frames)...
+    next_frames(page, 3)
     assert deferred_ids(page) == CHAPTER_FIGURES
     link_compare = page.locator("#diagram-link-compare")
     assert "<" not in link_compare.inner_text()  # ...which never shows as text
@@ -156,8 +157,7 @@ def test_a_figure_built_above_the_reader_does_not_move_the_text_being_read(page:
     expect(ring.locator(".dg-chart")).to_be_attached()  # built after the browser went to the section...
     height = ring.evaluate("element => element.getBoundingClientRect().height")
     assert height > 600, height  # ...growing well past the room it held
-    page.wait_for_timeout(300)
-    top = page.locator("#real-world").evaluate("element => element.getBoundingClientRect().top")
+    top = top_when_still(page.locator("#real-world"))
     assert 0 < top < 120, f"the section's heading is at {top} px, not under the header where the link put it"
 
 
@@ -314,6 +314,7 @@ def test_a_bad_value_is_explained_beside_the_last_good_chart(
     browser: Browser, live_server: str, lang: str, typed: str, message: str, screenshot_dir: Path | None
 ) -> None:
     with open_page(browser, language=lang) as page:
+        expect_http_errors(page, 422)  # the refused value's answer, whose message is the point
         page.goto(f"{live_server}/{lang}/lab")
         diagram = page.locator("#diagram-link-compare")
         field = diagram.locator("#diagram-link-compare-size")

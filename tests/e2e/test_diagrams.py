@@ -10,6 +10,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.browser import (
     choose_with_arrow_keys,
+    expect_http_errors,
     horizontal_overflow_px,
     open_page,
     reach_figure,
@@ -54,6 +55,7 @@ def test_lab_control_redraws_the_diagram_in_place_and_keeps_the_labs_address(pag
 
 
 def test_bad_value_shows_the_message_in_the_form_without_a_page_load(page: Page, live_server: str) -> None:
+    expect_http_errors(page, 422)  # the refused value's answer, whose message is the point
     page.goto(f"{live_server}/ko/lab")
     page.evaluate(MARKER)
     scaling = reach_figure(page.locator("#diagram-scaling"))

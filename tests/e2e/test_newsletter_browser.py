@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import describe, open_page, run_axe
+from tests.e2e.browser import describe, expect_http_errors, open_page, run_axe
 from tests.servers import INTERCONNECTS_SERVE, running_server
 
 SECRET = "e2e-newsletter-" + "k" * 40
@@ -53,6 +53,7 @@ def confirm_from_mail(page: Page, base_url: str, message: EmailMessage, heading:
 def test_with_javascript_the_chapter_form_swaps_in_the_confirmation(browser: Browser, server: tuple[str, Path]) -> None:
     base_url, outbox = server
     with open_page(browser) as page:
+        expect_http_errors(page, 422)  # the refused address's answer, whose message is the point
         chapter = f"{base_url}/en/guides/nvlink"
         page.goto(chapter)
         form = page.locator("#newsletter-signup")
@@ -79,6 +80,7 @@ def test_with_javascript_the_chapter_form_swaps_in_the_confirmation(browser: Bro
 def test_without_javascript_the_form_posts_and_the_page_answers(browser: Browser, server: tuple[str, Path]) -> None:
     base_url, outbox = server
     with open_page(browser, language="ko", javascript=False) as page:
+        expect_http_errors(page, 422)  # the refused address's page
         page.goto(f"{base_url}/ko/")
         page.fill("#newsletter-email", "nojs-reader@example")
         page.locator("#newsletter-signup button[type=submit]").click()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Locator, Page, Request, expect
 
-from tests.e2e.browser import ColorScheme, describe, open_page, run_axe, save_screenshot
+from tests.e2e.browser import ColorScheme, describe, expect_http_errors, open_page, run_axe, save_screenshot
 
 EXAM_WITHHELD = {
     "en": "The exam judges no answer while it runs. When it ends you see your score and the sections to re-read; "
@@ -226,6 +226,7 @@ def test_a_form_on_another_site_cannot_answer_for_the_learner(
     forged = f'<form method="post" action="{live_server}{action}">{field}<button>Win a GPU</button></form>'
     page.route("http://elsewhere.example/", lambda route: route.fulfill(content_type="text/html", body=forged))
     page.goto("http://elsewhere.example/")
+    expect_http_errors(page, 403)  # the refusal, which is the point
     with page.expect_response(f"{live_server}{action}") as caught:
         page.get_by_role("button", name="Win a GPU").click()
     response = caught.value

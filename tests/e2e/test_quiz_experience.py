@@ -21,6 +21,7 @@ from tests.e2e.browser import (
     open_page,
     run_axe,
     save_screenshot,
+    type_over,
 )
 
 CONTINUE = {"en": "Continue your attempt (2 of {total} answered)", "ko": "이어서 풀기({total}문제 중 2문제 완료)"}
@@ -229,7 +230,7 @@ def test_without_javascript_a_refused_answer_comes_back_inside_its_question(
         numeric.locator("input[name=value]").click()
         page.keyboard.type("3 kg")
         page.keyboard.press("Enter")
-        expect(page).to_have_url(re.compile(rf"\?question=[^&]+&error=unknown_unit#{question_id}$"))
+        expect(page).to_have_url(re.compile(rf"\?question=[^&]+&error=unknown_unit&value=3\+kg#{question_id}$"))
         block = page.locator(f"#{question_id}")
         error = block.locator(".quiz-error")
         expect(error).to_have_text(re.compile("Unknown unit" if lang == "en" else "알 수 없는 단위입니다"))
@@ -238,9 +239,10 @@ def test_without_javascript_a_refused_answer_comes_back_inside_its_question(
         expect(block.locator("input[name=value]")).to_be_enabled()  # nothing was locked: try again
         save_screenshot(page, screenshot_dir, f"nojs-error-{lang}-{color_scheme}-{width}", full_page=False)
 
+        expect(block.locator("input[name=value]")).to_have_value("3 kg")  # what was typed, to correct
+
         # Corrected, the answer is accepted and the message is gone.
-        block.locator("input[name=value]").click()
-        page.keyboard.type("1 " + block.locator(".quiz-unit").inner_text())
+        type_over(page, block.locator("input[name=value]"), "1 " + block.locator(".quiz-unit").inner_text())
         page.keyboard.press("Enter")
         expect(page).to_have_url(re.compile(rf"/attempts/[^/?#]+#{question_id}$"))
         expect(page.locator(f"#{question_id} .quiz-feedback")).to_be_visible()

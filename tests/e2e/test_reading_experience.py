@@ -20,6 +20,7 @@ from tests.e2e.browser import (
     run_axe,
     save_screenshot,
 )
+from tests.e2e.waits import next_frames
 
 TOC_NAME = {"en": "On this page", "ko": "이 페이지의 내용"}
 # Characters per line of running text at 1280 px: about 65-70 in English. A Hangul syllable is about twice as
@@ -297,7 +298,7 @@ def test_on_a_wide_screen_the_contents_mark_the_section_being_read(
                 break
             page.mouse.move(400, 500)
             page.mouse.wheel(0, 400)
-            page.wait_for_timeout(50)
+            next_frames(page)
         expect(toc.locator('a[href="#real-world"]')).to_have_attribute("aria-current", "true")
         expect(toc.locator("a[aria-current]")).to_have_count(1)
         save_screenshot(page, screenshot_dir, f"toc-{lang}-1280-current", full_page=False)

@@ -110,15 +110,23 @@ def right_answer(drawn: DrawnView) -> dict[str, Any]:
 def wrong_answer(drawn: DrawnView) -> dict[str, Any]:
     if drawn.type == "numeric":
         return {"question_id": drawn.id, "value": 3 * right_value(drawn), "unit": drawn.unit}
-    return {"question_id": drawn.id, "tokens": [next(s.token for s in drawn.options if not s.option.correct)]}
+    return {"question_id": drawn.id, "tokens": wrong_tokens(drawn)}
+
+
+def wrong_tokens(drawn: DrawnView) -> list[str]:
+    """A wrong choice: a wrong option, or where every option is right ("choose all" with all correct), only one
+    of them."""
+    wrong = [shown.token for shown in drawn.options if not shown.option.correct]
+    return wrong[:1] or [drawn.options[0].token]
 
 
 def answer_form(drawn: DrawnView, right: bool = True) -> dict[str, Any]:
     """The question's form as a learner fills it in (right, or wrong by a factor of 8 / a wrong option)."""
     if drawn.type == "numeric":
         return {"value": f"{right_value(drawn) * (1 if right else 8):.6g} {drawn.unit}"}
-    options = [s.token for s in drawn.options if s.option.correct == right]
-    return {"tokens": options if right else options[:1]}
+    if not right:
+        return {"tokens": wrong_tokens(drawn)}
+    return {"tokens": [s.token for s in drawn.options if s.option.correct]}
 
 
 def secrets_of(drawn: DrawnView, language: str) -> list[str]:

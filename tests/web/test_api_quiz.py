@@ -17,7 +17,7 @@ from schemathesis.checks import positive_data_acceptance
 
 from app.quiz.models import QuizAnswer, QuizAttempt
 from app.ratelimit import Limit
-from app.web.middleware.json_body import MAX_BODY_BYTES
+from app.web.middleware.body import BODY_MAX_BYTES as MAX_BODY_BYTES
 from tests.conftest import GENEROUS_POLICY, SettingsFactory
 from tests.web.html import has_hangul
 from tests.web.quizzes import (

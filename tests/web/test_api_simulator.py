@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import positive_data_acceptance
 
-from app.simulator import LINKS, SYSTEMS, simulate_collective
+from app.simulator import LINKS, SYSTEMS, CollectiveQuery, simulate_collective
 
 LINK_FIELDS = {"id", "name", "kind", "per_direction_GBps", "bidirectional_GBps", "year", "source"}
 SYSTEM_FIELDS = {
@@ -62,6 +62,7 @@ def test_links_have_exactly_the_design_ids_and_fields(client: TestClient) -> Non
         "ib-xdr",
         "roce-400g",
         "roce-800g",
+        "efa",  # after DESIGN's ids: the AWS presets' scale-out (issue 21 item 7)
     ]
     for link in links:
         assert set(link) == LINK_FIELDS
@@ -124,7 +125,8 @@ def test_overrides_replace_the_preset_bandwidth(client: TestClient) -> None:
 def test_calibrated_result_is_the_models(client: TestClient) -> None:
     params: dict[str, Any] = {"op": "all_gather", "message_bytes": 64 * 2**20, "system": "gb200-nvl72"}
     body = client.get("/api/v1/simulate/collective", params=params).json()
-    assert body == simulate_collective(**params).to_dict()  # JSON round-trips floats exactly
+    query = CollectiveQuery(op=params["op"], system=params["system"])
+    assert body == simulate_collective(query, params["message_bytes"]).to_dict()  # JSON round-trips floats exactly
 
 
 def test_calibrated_results_carry_their_expected_error(client: TestClient) -> None:

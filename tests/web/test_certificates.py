@@ -79,6 +79,9 @@ def test_claiming_needs_a_passed_exam_and_says_so_in_the_learners_language(clien
         posted = client.post(f"/{lang}/certificate", data={"name": "Ada Lovelace"}, headers=SAME_ORIGIN)
         assert posted.status_code == 403
         assert words in parse(posted.text).text
+    refused_name = client.post("/en/certificate", data={"name": "Ada\u202e"}, headers=SAME_ORIGIN)
+    assert refused_name.status_code == 403  # not being eligible is said first
+    assert "passed the final exam" in parse(refused_name.text).text
     assert (
         client.post("/en/certificate", data={"name": "Ada"}, headers={"Sec-Fetch-Site": "cross-site"}).status_code
         == 403

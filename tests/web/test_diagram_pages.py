@@ -11,10 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 from markupsafe import Markup
 
+from app.diagrams import DIAGRAMS, busbw_sweep, fields, link_compare, ring_allreduce, scaling
 from app.i18n import LANGUAGES
-from app.simulator import LINKS, SYSTEMS, simulate_collective, sweep, training_step, transfer_time_s
-from app.web.diagrams import DIAGRAMS, busbw_sweep, fields, link_compare, ring_allreduce, scaling
-from app.web.diagrams.render import deferred_figure
+from app.simulator import LINKS, SYSTEMS, CollectiveQuery, simulate_collective, sweep, training_step, transfer_time_s
+from app.web.diagram_pages import deferred_figure
 from app.web.i18n import load_translations
 from tests.web.html import assert_clean, parse
 from tests.web.quizzes import HX
@@ -266,7 +266,7 @@ def test_ring_time_and_bytes_after_k_steps(client: TestClient, gpus: int, step: 
     ).text
     bandwidth_Bps = SYSTEMS["dgx-a100"].scale_up_GBps * 1e9
     total = simulate_collective(
-        "all_reduce", size, system="dgx-a100", gpus_per_node=gpus, algorithm="ring", mode="ideal"
+        CollectiveQuery("all_reduce", system="dgx-a100", gpus_per_node=gpus, algorithm="ring", mode="ideal"), size
     ).time_s
     assert_close(total, 2 * (gpus - 1) / gpus * size / bandwidth_Bps)
     facts = re.search(r'<dl class="dg-facts">(.*?)</dl>', html, re.S)
@@ -286,8 +286,8 @@ def test_busbw_table_is_the_sweep(client: TestClient) -> None:
         "&system3=pcie-gen4-8gpu&algorithm3=tree&nodes3=1"
     )
     html = client.get(f"/en/lab/busbw-sweep?{query}", headers=HX).text
-    first = sweep("all_reduce", 1024, 2**30, system="dgx-b200", nodes=2, algorithm="ring")
-    third = sweep("all_reduce", 1024, 2**30, system="pcie-gen4-8gpu", nodes=1, algorithm="tree")
+    first = sweep(CollectiveQuery("all_reduce", system="dgx-b200", nodes=2, algorithm="ring"), 1024, 2**30)
+    third = sweep(CollectiveQuery("all_reduce", system="pcie-gen4-8gpu", nodes=1, algorithm="tree"), 1024, 2**30)
     body = html.split("<tbody>")[1]
     rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
     assert len(rows) == len(first) == 21
@@ -606,7 +606,11 @@ def test_the_sweep_takes_any_size_and_any_node_count_as_nccl_tests_does(client: 
         assert "Bytes, any whole number: 9.5 GiB" in html
         rows = re.findall(r"<tr>(.*?)</tr>", html.split("<tbody>")[1], re.S)
         assert len(rows) == 1
-        expected = sweep("all_reduce", size, size, system="dgx-h100", nodes=25, algorithm="hierarchical", mode="ideal")
+        expected = sweep(
+            CollectiveQuery("all_reduce", system="dgx-h100", nodes=25, algorithm="hierarchical", mode="ideal"),
+            size,
+            size,
+        )
         values = data_values(rows[0])
         assert values[0] == size
         assert math.isclose(values[1], expected[0].time_s, rel_tol=1e-3)

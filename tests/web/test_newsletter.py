@@ -3,7 +3,7 @@ attacks: enumeration, scanners, guessed/expired/reused tokens, cross-site posts,
 
 from __future__ import annotations
 
-import secrets
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,11 +14,11 @@ from fastapi.testclient import TestClient
 from httpx2 import Response
 from sqlalchemy import select
 
+from app.bootstrap import issue_sender
 from app.newsletter.issue import load_issue
-from app.newsletter.models import Subscriber
+from app.newsletter.models import ConfirmationToken, Subscriber
 from app.newsletter.service import SignupPolicy
 from app.ratelimit import Limit
-from app.web.factory import issue_sender
 from tests.conftest import UNLIMITED, SettingsFactory
 from tests.mailserver import running_mail_server
 from tests.servers import free_port
@@ -212,7 +212,7 @@ def test_a_confirmation_link_expires_after_48_hours(app: FastAPI, client: TestCl
 @pytest.mark.parametrize(
     "token",
     [
-        secrets.token_urlsafe(32),  # well formed, unknown
+        "Q" * 43,  # well formed (43 URL-safe characters, as issued), unknown
         "short",
         "x" * 500,
         "%00%0d%0aSet-Cookie:%20a=b",
@@ -381,6 +381,77 @@ def test_smtp_down_during_sign_up_is_a_503_with_a_message(database_url: str, mak
         assert response.status_code == 503
         assert "확인 메일을 보낼 수 없습니다" in response.text
         assert response.headers["retry-after"]
+    finally:
+        state_of(app).database.dispose()
+
+
+def tokens(app: FastAPI) -> list[ConfirmationToken]:
+    with state_of(app).database.session() as session:
+        return list(session.scalars(select(ConfirmationToken)))
+
+
+def test_an_unwritable_outbox_leaves_no_sign_up_half_recorded_and_a_retry_succeeds(client: TestClient) -> None:
+    app = client.app
+    assert isinstance(app, FastAPI)
+    outbox = outbox_of(app)
+    outbox.parent.mkdir(parents=True, exist_ok=True)
+    outbox.write_text("")  # a file where the directory should be: no mail can be written, even by root
+    refused = sign_up(client, "ada@example.com", "ko", lang="ko")
+    assert refused.status_code == 503
+    assert "확인 메일을 보낼 수 없습니다" in refused.text
+    assert refused.headers["retry-after"]
+    assert subscribers(app) == {}  # no one left pending on a link that was never sent
+    assert tokens(app) == []
+
+    outbox.unlink()
+    assert sign_up(client, "ada@example.com", "ko", lang="ko").status_code == 200
+    [confirmation] = mails(outbox, "ada@example.com")
+    assert client.post(confirm_link(confirmation)).status_code == 200
+    assert subscribers(app)["ada@example.com"].status == "confirmed"
+
+
+def test_an_unwritable_outbox_leaves_an_unsubscribed_address_unsubscribed(client: TestClient) -> None:
+    app = client.app
+    assert isinstance(app, FastAPI)
+    outbox = outbox_of(app)
+    sign_up(client, "ada@example.com")
+    client.post(confirm_link(mails(outbox, "ada@example.com")[0]))
+    with state_of(app).database.session() as session:
+        row = session.scalars(select(Subscriber)).one()
+        row.status = "unsubscribed"
+        session.commit()
+    before = subscribers(app)["ada@example.com"]
+    shutil.rmtree(outbox)
+    outbox.write_text("")
+    assert sign_up(client, "ada@example.com").status_code == 503
+    after = subscribers(app)["ada@example.com"]
+    assert (after.status, after.updated_at) == ("unsubscribed", before.updated_at)
+    assert [token.used_at is not None for token in tokens(app)] == [True]  # only the link that confirmed
+
+    outbox.unlink()
+    assert sign_up(client, "ada@example.com").status_code == 200
+    assert subscribers(app)["ada@example.com"].status == "pending"
+
+
+def test_mails_that_could_not_be_sent_do_not_use_up_the_addresss_limit_but_the_networks_count(
+    database_url: str, make_settings: SettingsFactory
+) -> None:
+    """A learner who retried through an outage can sign up once the relay is back; a script that keeps us
+    trying a relay that is down is still bounded by its network's limit."""
+    app = newsletter_app(database_url, make_settings, signup_policy=SignupPolicy(Limit(5, 3600), Limit(3, 86_400)))
+    try:
+        outbox = outbox_of(app)
+        outbox.parent.mkdir(parents=True, exist_ok=True)
+        outbox.write_text("")
+        with TestClient(app, client=("198.51.100.7", 4000)) as client:
+            failed = [sign_up(client, "ada@example.com").status_code for _ in range(4)]
+            outbox.unlink()
+            after_outage = sign_up(client, "ada@example.com").status_code
+            past_network_limit = sign_up(client, "bob@example.com").status_code
+        assert failed == [503, 503, 503, 503]  # past the address's 3: none of them was mailed
+        assert after_outage == 200
+        assert len(mails(outbox, "ada@example.com")) == 1
+        assert past_network_limit == 429  # the network counted all five tries
     finally:
         state_of(app).database.dispose()
 

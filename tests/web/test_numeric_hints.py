@@ -18,7 +18,7 @@ from app.quiz.bank import Question, draw_parameter
 from app.quiz.grading import expected_in_unit
 from app.quiz.messages import SUBMISSION_ERRORS, QuizText
 from app.quiz.readmodels import DrawnView
-from app.quiz.units import parse_quantity, unit_named
+from app.quiz.units import parse_quantity, unit_named, written
 from app.simulator.models import Dimension, ParameterValue
 from tests.conftest import SettingsFactory
 from tests.web.quizzes import HX, attempt_of, quiz_app, start_api_attempt, start_page_attempt, state_of
@@ -69,7 +69,7 @@ def test_the_example_is_never_near_the_answer_for_any_drawn_parameters(shared_ap
                 example = parse_quantity(example_of(text[language].hint(drawn), language))  # as typed, commas too
                 plain = parse_quantity(example_of(text[language].hint(drawn), language).replace(",", ""))
                 assert example.base_value == plain.base_value, "a thousands comma is read as one"
-                assert example.unit.symbol == question.unit, (question.id, example)
+                assert example.unit.symbol == drawn.unit == written(question.unit or ""), (question.id, example)
                 assert abs(example.value - answer) > CLOSEST * abs(answer), (quiz_id, question.id, parameters)
                 assert example.value >= 100 * answer, (question.id, parameters, answer, example.value)
                 assert math.log10(example.value).is_integer(), "a round power of ten: plainly an example"

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select
 
 import app.models  # noqa: F401  (every table)
@@ -192,11 +193,16 @@ def test_an_answer_waits_for_another_sqlite_writer_in_a_thread_while_the_server_
 
         waiting = threading.Thread(target=answer)
         waiting.start()
-        time.sleep(0.3)
-        assert answered == []  # it waits for the lock ...
-        with httpx.Client(base_url=base_url, cookies=cookies) as other:  # ... but not on the event loop
-            chapter = other.get("/en/guides/nvlink", timeout=2)
+        with httpx.Client(base_url=base_url, cookies=cookies) as other:
+            # The server has the POST and is still on it (the /metrics request counts itself as a GET) ...
+            deadline = time.monotonic() + 30
+            while _posts_in_progress(other) != 1:
+                assert time.monotonic() < deadline, "the answer never reached the server"
+                time.sleep(0.02)
+            assert answered == []  # ... it waits for the lock ...
+            chapter = other.get("/en/guides/nvlink", timeout=2)  # ... but not on the event loop
             health = other.get("/healthz", timeout=2)
+            assert _posts_in_progress(other) == 1
         assert chapter.status_code == 200
         assert health.status_code == 200
         released_at = time.monotonic()
@@ -209,3 +215,11 @@ def test_an_answer_waits_for_another_sqlite_writer_in_a_thread_while_the_server_
     assert finished_at >= released_at > held_at
     log = (tmp_path / "server.log").read_text()
     assert "Traceback" not in log, log
+
+
+def _posts_in_progress(client: httpx.Client) -> float:
+    """The server's own count of POST requests it is handling now (its Prometheus gauge)."""
+    for family in text_string_to_metric_families(client.get("/metrics", timeout=2).text):
+        if family.name == "http_requests_in_progress":
+            return sum(sample.value for sample in family.samples if sample.labels.get("method") == "POST")
+    return 0.0

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from httpx2 import Response
 
 from app.i18n import LANGUAGES
-from app.web.caching import SHARED_PAGE
+from app.web.cache_policy import SHARED_PAGE
 from tests.web.html import assert_clean, parse
 from tests.web.quizzes import HX, state_of
 

@@ -3,6 +3,7 @@ tokens), and the Host allow-list with the redirects it protects."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ from app.config import Environment
 from app.log import configure_logging
 from app.main import create_app
 from app.quiz.readmodels import DrawnView
-from app.web.middleware.security import CONTENT_SECURITY_POLICY
+from app.web.middleware.security import cross_site_routes
+from app.web.templating.urls import named_routes
 from tests.conftest import SettingsFactory
 from tests.web.quizzes import HX, attempt_of, quiz_app, right_answer, start_api_attempt, state_of, table_counts
 
@@ -51,7 +53,16 @@ def app_with_test_routes(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
     def api_boom() -> None:
         raise RuntimeError("deliberate failure")
 
+    @app.post("/{lang}/tomorrow/{item}")
+    def added_tomorrow(lang: str, item: str) -> dict[str, str]:
+        """A state-changing route that declares nothing: the cross-origin check must cover it anyway."""
+        TOMORROW_WRITES.append(item)
+        return {"stored": item}
+
     return app
+
+
+TOMORROW_WRITES: list[str] = []
 
 
 @pytest.fixture
@@ -69,10 +80,6 @@ def assert_baseline_headers(headers: Headers) -> None:
     assert get("cross-origin-resource-policy") == "same-origin"
     assert get("x-frame-options") == "DENY"
     assert "camera=()" in headers["permissions-policy"]
-
-
-def test_policy_constant_is_the_required_one() -> None:
-    assert CONTENT_SECURITY_POLICY == EXPECTED_CSP
 
 
 @pytest.mark.parametrize(
@@ -249,6 +256,64 @@ def test_requests_from_the_site_itself_or_without_browser_headers_pass(quiz: Fas
             sent = arguments.get("headers", {}) | headers
             response = client.request(method, path, **(arguments | {"headers": sent}), follow_redirects=False)
             assert response.status_code in (200, 201, 303), (path, response.status_code, response.text[:200])
+
+
+UNSAFE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+CROSS_SITE = [{"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"}, {"Origin": "https://evil.example"}]
+# The one route that takes cross-site posts on purpose (RFC 8058: the token in its URL is the authority).
+ALLOWED_CROSS_SITE = {"newsletter_unsubscribe_post"}
+
+
+def _example_path(route: Any) -> str:
+    """A path the route matches: `ko` for the language, `x` for every other parameter."""
+    return re.sub(r"\{[^}]+\}", "x", route.path_format.replace("{lang}", "ko"))
+
+
+def test_every_unsafe_method_on_every_route_refuses_a_cross_site_request(app_with_test_routes: FastAPI) -> None:
+    """Walks the app's routes, so a route added tomorrow is covered without anyone declaring anything: every
+    POST/PUT/PATCH/DELETE from another site gets the 403 in the visitor's language, before the route runs."""
+    routes = [route for _name, route in named_routes(app_with_test_routes.routes)]
+    assert len(routes) > 50
+    allowed = named_routes(cross_site_routes(app_with_test_routes.routes))
+    allowed_requests = set()
+    for name, route in allowed:
+        assert name in ALLOWED_CROSS_SITE
+        allowed_requests |= {(method, _example_path(route)) for method in route.methods}
+    assert allowed_requests == {("POST", "/newsletter/unsubscribe/x")}
+    refusal_api = "요청이 거부되었습니다. 이 사이트에서 보낸 요청이 아닙니다."
+    checked = 0
+    with TestClient(app_with_test_routes, raise_server_exceptions=False) as client:
+        for route in routes:
+            path = _example_path(route)
+            for method in UNSAFE_METHODS:
+                if (method, path) in allowed_requests:
+                    continue
+                for attack in CROSS_SITE:
+                    headers = attack | {"Accept-Language": "ko", "Content-Type": "application/x-www-form-urlencoded"}
+                    response = client.request(method, path, headers=headers, content=b"item=stolen")
+                    assert response.status_code == 403, (method, path, attack, response.status_code)
+                    assert response.headers["cache-control"] == "no-store"
+                    if path.startswith("/api/") or path == "/openapi.json":
+                        assert response.json() == {"detail": refusal_api}
+                    else:  # the path's language, else the visitor's (Accept-Language)
+                        title = "This request was refused" if path.startswith("/en/") else "요청이 거부되었습니다"
+                        assert f'<h1 id="error-title">{title}</h1>' in response.text, (method, path)
+                    checked += 1
+        assert TOMORROW_WRITES == []
+        # The same request from the site itself, or from a non-browser client, reaches the new route.
+        assert client.post("/ko/tomorrow/mine", headers={"Origin": "http://testserver"}).json() == {"stored": "mine"}
+        assert client.post("/ko/tomorrow/script").json() == {"stored": "script"}
+    assert TOMORROW_WRITES == ["mine", "script"]
+    assert checked > 50 * len(UNSAFE_METHODS) * len(CROSS_SITE)
+
+
+def test_the_one_click_unsubscribe_alone_takes_cross_site_posts(app_with_test_routes: FastAPI) -> None:
+    """Not refused as cross-site: it answers as the newsletter does for an unknown token (404), not 403."""
+    with TestClient(app_with_test_routes) as client:
+        for attack in CROSS_SITE:
+            assert client.post("/newsletter/unsubscribe/unknown-token", headers=attack).status_code == 404
+            assert client.put("/newsletter/unsubscribe/unknown-token", headers=attack).status_code == 403
+            assert client.post("/newsletter/confirm/unknown-token", headers=attack).status_code == 403
 
 
 def test_reading_across_origins_is_not_refused(test_client: TestClient) -> None:

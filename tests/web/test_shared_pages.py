@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from httpx2 import Response
 
-from app.web.caching import IMMUTABLE, REVALIDATE, SHARED_PAGE
+from app.web.cache_policy import IMMUTABLE, REVALIDATE, SHARED_PAGE
 from app.web.templating import STATIC_DIR
 from tests.conftest import SettingsFactory
 from tests.web.html import parse

@@ -9,11 +9,11 @@ from app.simulator.calibration import (
     HOST_LAUNCH_US,
     NCCL_ENV,
     NCCL_TUNING,
-    NETWORK_CALIBRATIONS,
     PIPELINE_CHUNK_BYTES,
     SCALE_UP_CALIBRATIONS,
     TREE_EFFICIENCY_FACTOR,
     FabricCalibration,
+    network_calibration,
 )
 from app.simulator.collectives.terms import Setting
 from app.simulator.links import LINKS
@@ -36,7 +36,12 @@ def common_assumptions(
         + (
             " (overridden)." if up_GBps != system.scale_up_GBps else f" ({up_link.source.title}, {up_link.source.url})."
         ),
-        f"Scale-out: {out_link.name}, {out_GBps:g} GB/s per GPU per direction, one NIC rail per GPU"
+        f"Scale-out: {out_link.name}, {out_GBps:g} GB/s per GPU per direction, "
+        + (
+            "one NIC rail per GPU"
+            if system.nics_per_node == system.gpus_per_node
+            else f"{system.nics_per_node} devices per node shared by its {system.gpus_per_node} GPUs"
+        )
         + (
             " (overridden)."
             if out_GBps != system.scale_out_GBps
@@ -107,10 +112,15 @@ def algorithm_assumptions(setting: Setting, algorithm: str) -> tuple[str, ...]:
             "line rate."
         )
     if algorithm == "hierarchical":
-        intra = "NVLS (in-switch reduction and multicast)" if setting.system.nvls else "a ring"
+        intra = (
+            "NCCL's NVLSTree: NVLS inside each node (in-switch reduction and multicast)"
+            if setting.system.nvls
+            else "NCCL's Tree: a chain inside each node carries the message up and down, at 92 % of the ring's "
+            "bandwidth"
+        )
         sentences.append(
-            f"Hierarchical (NCCL's NVLSTree on NVLink SHARP systems): reduce-scatter inside each node with {intra}, "
-            "all-reduce of S/g between nodes on each rail, all-gather inside each node, pipelined in chunks of "
+            f"Hierarchical ({intra}), "
+            "all-reduce of S/g between nodes on each rail, pipelined in chunks of "
             f"{PIPELINE_CHUNK_BYTES // 1024} KiB per channel ({NCCL_ENV.url}): the slowest phase bounds the time, "
             "plus one chunk's time through the other (fill and drain)."
         )
@@ -133,7 +143,8 @@ def algorithm_assumptions(setting: Setting, algorithm: str) -> tuple[str, ...]:
         if setting.nodes > 1:
             sentences.append(
                 _fabric_sentence(
-                    f"The {setting.system.scale_out} network", NETWORK_CALIBRATIONS[setting.system.scale_out]
+                    f"The {setting.system.scale_out} network",
+                    network_calibration(setting.system.id, setting.system.scale_out),
                 )
             )
     return tuple(sentences)

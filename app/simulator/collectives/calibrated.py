@@ -17,9 +17,9 @@ Across nodes:
   at that size);
 - tree: a chain inside each node and a binary tree between nodes, reduce then broadcast, each bounded the
   same way;
-- hierarchical (NCCL's NVLSTree on NVLink SHARP systems, a tree of intra-node rings elsewhere): reduce-scatter
-  inside the node, all-reduce of S/g between nodes on each rail, all-gather inside the node, pipelined: the
-  slowest phase bounds the time, plus one chunk's time through the other (fill and drain).
+- hierarchical (NCCL's NVLSTree on NVLink SHARP systems: NVLS inside the node; NCCL's Tree elsewhere: a chain
+  inside the node at the tree's 92 %), all-reduce of S/g between nodes on each rail, pipelined: the slowest
+  phase bounds the time, plus one chunk's time through the other (fill and drain).
 
 Every factor is <= 1 and every latency >= the ideal one, so calibrated is never faster than ideal for the same
 inputs, with one exception by design: ideal (DESIGN §4) adds the hierarchical phases in sequence, calibrated
@@ -33,7 +33,6 @@ from app.simulator.calibration import (
     BASE_LATENCY_US,
     HOST_LAUNCH_US,
     LL_MULTI_NODE_INTRA_FACTOR,
-    NETWORK_CALIBRATIONS,
     PIPELINE_CHUNK_BYTES,
     RING_SIMPLE_MULTI_NODE_FACTOR,
     SCALE_UP_CALIBRATIONS,
@@ -42,6 +41,7 @@ from app.simulator.calibration import (
     FabricCalibration,
     LatencyClass,
     Protocol,
+    network_calibration,
     protocol_fraction,
 )
 from app.simulator.collectives.terms import US, Setting, Term, Variant, make_variant, scale_out_link, scale_up_link
@@ -68,6 +68,8 @@ def _step_latency_s(setting: Setting, hardware: LatencyClass, family: str, proto
     latency_us = STEP_LATENCY_US[(hardware, family, protocol)]
     if hardware != "net" and protocol == "LL" and setting.nodes > 1:
         latency_us *= LL_MULTI_NODE_INTRA_FACTOR
+    if hardware == "net":
+        latency_us += network_calibration(setting.system.id, setting.system.scale_out).extra_step_latency_us
     return latency_us * US
 
 
@@ -75,7 +77,7 @@ def calibrated_terms(setting: Setting, algorithm: str, protocol: Protocol) -> tu
     """The stages of ``algorithm`` run with ``protocol``, as described in the module docstring."""
     op, n, g, nodes = setting.op, setting.ranks, setting.gpus_per_node, setting.nodes
     scale_up = SCALE_UP_CALIBRATIONS[setting.system.id]
-    network = NETWORK_CALIBRATIONS[setting.system.scale_out]
+    network = network_calibration(setting.system.id, setting.system.scale_out)
     intra: LatencyClass = scale_up.latency_class
     family = "tree" if algorithm == "tree" else "nvls" if algorithm == "nvls" else "ring"
     base_s = (BASE_LATENCY_US[(family, protocol)] + HOST_LAUNCH_US) * US
@@ -84,7 +86,10 @@ def calibrated_terms(setting: Setting, algorithm: str, protocol: Protocol) -> tu
     uses_nvls = algorithm == "nvls" or (algorithm == "hierarchical" and setting.system.nvls)
     if uses_nvls and scale_up.nvls is not None:
         up_fabric = scale_up.nvls
-    up_efficiency = up_fabric.efficiency * (TREE_EFFICIENCY_FACTOR if algorithm == "tree" else 1.0)
+    up_efficiency = up_fabric.efficiency
+    if op == "all_gather" and up_fabric.all_gather_efficiency is not None:
+        up_efficiency = up_fabric.all_gather_efficiency
+    up_efficiency *= TREE_EFFICIENCY_FACTOR if algorithm == "tree" else 1.0
     up_Bps = setting.scale_up_Bps * up_efficiency
     out_Bps = setting.scale_out_Bps * network.efficiency
     intra_s = _step_latency_s(setting, intra, family, protocol)
@@ -190,22 +195,26 @@ def _hierarchical_term(
     out_Bps: float,
     up_fabric: FabricCalibration,
 ) -> Term:
-    """Reduce-scatter and all-gather inside the node, all-reduce of S/g between nodes, pipelined in chunks.
+    """Inside the node, then S/g between nodes on each rail, pipelined in chunks.
 
-    Per byte of message, the scale-up link carries 2(g-1)/g (a ring inside the node) or (g+1)/g (NVLS: the
-    switch reduces and multicasts), and each rail 2(N-1)/N / g. Both run at once on different chunks, so the
-    slower sets the bandwidth time; the other adds one chunk's time (fill and drain).
+    NVLink SHARP systems run NCCL's NVLSTree: per byte of message the scale-up link carries (g+1)/g (the switch
+    reduces and multicasts). Elsewhere NCCL's Tree: a chain inside the node carries the whole message up (reduce)
+    and down (broadcast), 2 per byte, at the tree's 92 % of the ring's bandwidth (tuning.cc). Each rail carries
+    2(N-1)/N / g. Both run at once on different chunks, so the slower sets the bandwidth time; the other adds one
+    chunk's time (fill and drain).
     """
     g, nodes = setting.gpus_per_node, setting.nodes
-    network = NETWORK_CALIBRATIONS[setting.system.scale_out]
-    intra_traffic = (g + 1) / g if uses_nvls else 2 * (g - 1) / g
+    network = network_calibration(setting.system.id, setting.system.scale_out)
+    intra_traffic = 0.0 if g == 1 else (g + 1) / g if uses_nvls else 2.0
+    if not uses_nvls:
+        up_Bps *= TREE_EFFICIENCY_FACTOR
     inter_traffic = 2 * (nodes - 1) / nodes / g
     if setting.alpha_s is not None:
         # As in the ideal formula, so that an explicit alpha never makes calibrated faster than ideal.
         intra_latency_s, inter_latency_s = 2 * (g - 1) * setting.alpha_s, 2 * (nodes - 1) * setting.alpha_s
     else:
         # NVLSTree (tuning.cc): one NVLS pass inside the node (hwLat NVLink NVLS), a tree of log2(N) levels up
-        # and down between nodes; elsewhere a ring inside the node.
+        # and down between nodes; elsewhere a chain of g GPUs up and down inside the node.
         nvls_s = STEP_LATENCY_US[(SCALE_UP_CALIBRATIONS[setting.system.id].latency_class, "nvls", "Simple")] * US
         intra_latency_s = nvls_s if uses_nvls else 2 * (g - 1) * intra_s
         inter_latency_s = 2 * math.ceil(math.log2(nodes)) * inter_s

@@ -17,6 +17,7 @@ from functools import lru_cache
 from app.simulator.collectives.assumptions import algorithm_assumptions, common_assumptions
 from app.simulator.collectives.calibrated import calibrated_variants
 from app.simulator.collectives.ideal import ideal_variants
+from app.simulator.collectives.query import CollectiveQuery, cache_key
 from app.simulator.collectives.results import busbw_factor
 from app.simulator.collectives.terms import GB, US, Setting, Variant
 from app.simulator.collectives.validation import (
@@ -58,63 +59,39 @@ class Plan:
     accuracy_key: tuple[str, int, int, bool] | None = None
 
 
-def get_plan(
-    op: str,
-    system: str,
-    nodes: int,
-    gpus_per_node: int | None,
-    algorithm: str,
-    mode: str,
-    scale_up_GBps: float | None,
-    scale_out_GBps: float | None,
-    alpha_us: float | None,
-) -> Plan:
-    # A plan depends only on these arguments, never on the size, so it is built once per distinct query: a
-    # sweep or a page of diagrams then costs little more than the arithmetic of each size.
+def get_plan(query: CollectiveQuery) -> Plan:
+    # A plan depends only on the query, never on the size, so it is built once per distinct query: a sweep or a
+    # page of diagrams then costs little more than the arithmetic of each size.
     try:
-        return cached_plan(op, system, nodes, gpus_per_node, algorithm, mode, scale_up_GBps, scale_out_GBps, alpha_us)
+        return cached_plan(cache_key(query))
     except TypeError:
-        # An unhashable argument (a list, say) cannot be a cache key; validation names the bad parameter.
-        return _build_plan(op, system, nodes, gpus_per_node, algorithm, mode, scale_up_GBps, scale_out_GBps, alpha_us)
+        # An unhashable field (a list, say) cannot be a cache key; validation names the bad parameter.
+        return _build_plan(query)
 
 
-@lru_cache(maxsize=4096, typed=True)
-def cached_plan(
-    op: str,
-    system: str,
-    nodes: int,
-    gpus_per_node: int | None,
-    algorithm: str,
-    mode: str,
-    scale_up_GBps: float | None,
-    scale_out_GBps: float | None,
-    alpha_us: float | None,
-) -> Plan:
-    return _build_plan(op, system, nodes, gpus_per_node, algorithm, mode, scale_up_GBps, scale_out_GBps, alpha_us)
+@lru_cache(maxsize=4096)
+def cached_plan(key: tuple[object, ...]) -> Plan:
+    query = key[0]
+    assert isinstance(query, CollectiveQuery)
+    return _build_plan(query)
 
 
-def _build_plan(
-    op: object,
-    system: object,
-    nodes: object,
-    gpus_per_node: object,
-    algorithm: object,
-    mode: object,
-    scale_up_GBps: object,
-    scale_out_GBps: object,
-    alpha_us: object,
-) -> Plan:
-    op_id = check_choice(op, "op", OPS)
-    system_id = check_choice(system, "system", tuple(SYSTEMS))
+def _build_plan(query: CollectiveQuery) -> Plan:
+    op_id = check_choice(query.op, "op", OPS)
+    system_id = check_choice(query.system, "system", tuple(SYSTEMS))
     preset = SYSTEMS[system_id]
-    algorithm_id = check_choice(algorithm, "algorithm", ALGORITHMS)
-    mode_id = check_choice(mode, "mode", MODES)
-    node_count = check_count(nodes, "nodes", preset.max_nodes, system_id)
-    gpu_count = preset.gpus_per_node if gpus_per_node is None else gpus_per_node
+    algorithm_id = check_choice(query.algorithm, "algorithm", ALGORITHMS)
+    mode_id = check_choice(query.mode, "mode", MODES)
+    node_count = check_count(query.nodes, "nodes", preset.max_nodes, system_id)
+    gpu_count = preset.gpus_per_node if query.gpus_per_node is None else query.gpus_per_node
     gpu_count = check_count(gpu_count, "gpus_per_node", preset.gpus_per_node, system_id)
-    up_GBps = preset.scale_up_GBps if scale_up_GBps is None else check_bandwidth(scale_up_GBps, "scale_up_GBps")
-    out_GBps = preset.scale_out_GBps if scale_out_GBps is None else check_bandwidth(scale_out_GBps, "scale_out_GBps")
-    alpha = None if alpha_us is None else check_alpha(alpha_us, "alpha_us")
+    up_GBps = preset.scale_up_GBps
+    if query.scale_up_GBps is not None:
+        up_GBps = check_bandwidth(query.scale_up_GBps, "scale_up_GBps")
+    out_GBps = preset.scale_out_GBps
+    if query.scale_out_GBps is not None:
+        out_GBps = check_bandwidth(query.scale_out_GBps, "scale_out_GBps")
+    alpha = None if query.alpha_us is None else check_alpha(query.alpha_us, "alpha_us")
 
     candidates = _candidate_algorithms(op_id, algorithm_id, preset, node_count)
     setting = Setting(
@@ -150,7 +127,7 @@ def _build_plan(
                 system_id,
                 node_count,
                 gpu_count,
-                scale_up_GBps is not None or scale_out_GBps is not None or alpha_us is not None,
+                query.scale_up_GBps is not None or query.scale_out_GBps is not None or query.alpha_us is not None,
             )
         ),
     )

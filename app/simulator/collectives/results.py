@@ -39,19 +39,9 @@ class CollectiveResult(NamedTuple):
 
     def to_dict(self) -> dict[str, Any]:
         """The ``/api/v1/simulate/collective`` response (DESIGN §4)."""
-        return {
-            "op": self.op,
-            "algorithm": self.algorithm,
-            "mode": self.mode,
-            "ranks": self.ranks,
-            "message_bytes": self.message_bytes,
-            "time_s": self.time_s,
-            "algbw_GBps": self.algbw_GBps,
-            "busbw_GBps": self.busbw_GBps,
-            "bottleneck": self.bottleneck,
-            "phases": [{"name": p.name, "link": p.link, "time_s": p.time_s} for p in self.phases],
+        return self._asdict() | {
+            "phases": [phase._asdict() for phase in self.phases],
             "assumptions": list(self.assumptions),
-            "error_percent": self.error_percent,
         }
 
 

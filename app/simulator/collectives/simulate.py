@@ -8,45 +8,22 @@ from functools import lru_cache
 
 from app.simulator.collectives.evaluation import evaluate
 from app.simulator.collectives.planning import Plan, get_plan
+from app.simulator.collectives.query import CollectiveQuery
 from app.simulator.collectives.results import CollectiveResult
 from app.simulator.collectives.validation import check_message_bytes, check_size_range
 
 
-def simulate_collective(
-    op: str,
-    message_bytes: int,
-    system: str = "dgx-h100",
-    nodes: int = 1,
-    gpus_per_node: int | None = None,
-    algorithm: str = "auto",
-    mode: str = "calibrated",
-    scale_up_GBps: float | None = None,
-    scale_out_GBps: float | None = None,
-    alpha_us: float | None = None,
-) -> CollectiveResult:
-    """Cost of one collective on ``nodes`` x ``gpus_per_node`` GPUs of ``system`` (formulas: ``ideal``,
+def simulate_collective(query: CollectiveQuery, message_bytes: int) -> CollectiveResult:
+    """Cost of one collective of ``message_bytes`` (the nccl-tests "size") for ``query`` (formulas: ``ideal``,
     ``calibrated``; terms of the result: ``results``).
 
     Raises ``SimulationError`` naming the first bad parameter.
     """
     check_message_bytes(message_bytes, "message_bytes")
-    plan = get_plan(op, system, nodes, gpus_per_node, algorithm, mode, scale_up_GBps, scale_out_GBps, alpha_us)
-    return evaluate(plan, message_bytes)
+    return evaluate(get_plan(query), message_bytes)
 
 
-def sweep(
-    op: str,
-    min_bytes: int = 8,
-    max_bytes: int = 8 * 2**30,
-    system: str = "dgx-h100",
-    nodes: int = 1,
-    gpus_per_node: int | None = None,
-    algorithm: str = "auto",
-    mode: str = "calibrated",
-    scale_up_GBps: float | None = None,
-    scale_out_GBps: float | None = None,
-    alpha_us: float | None = None,
-) -> tuple[CollectiveResult, ...]:
+def sweep(query: CollectiveQuery, min_bytes: int = 8, max_bytes: int = 8 * 2**30) -> tuple[CollectiveResult, ...]:
     """``simulate_collective`` for every power of two from ``min_bytes`` to ``max_bytes`` inclusive.
 
     Like ``all_reduce_perf -b min -e max -f 2``: the sizes are min, 2*min, 4*min, ... up to max, so ``min_bytes``
@@ -55,8 +32,7 @@ def sweep(
     check_message_bytes(min_bytes, "min_bytes")
     check_message_bytes(max_bytes, "max_bytes")
     check_size_range(min_bytes, max_bytes)
-    plan = get_plan(op, system, nodes, gpus_per_node, algorithm, mode, scale_up_GBps, scale_out_GBps, alpha_us)
-    return sweep_plan(plan, min_bytes, max_bytes)
+    return sweep_plan(get_plan(query), min_bytes, max_bytes)
 
 
 @lru_cache(maxsize=256)

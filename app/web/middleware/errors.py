@@ -13,18 +13,17 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.web.middleware.base import HttpMiddleware
+
 logger = logging.getLogger(__name__)
 
 
-class ErrorPageMiddleware:
+class ErrorPageMiddleware(HttpMiddleware):
     def __init__(self, app: ASGIApp, render_error: Callable[[Request, int], Response]) -> None:
         self.app = app
         self.render_error = render_error
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         response_started = False
 
         async def tracking_send(message: Message) -> None:

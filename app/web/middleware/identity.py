@@ -14,6 +14,7 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.web.cookies import cookie_name, set_cookie_header
+from app.web.middleware.base import HttpMiddleware
 from app.web.middleware.send import on_response_start
 
 COOKIE = "learner"
@@ -50,15 +51,12 @@ class LearnerIdentity:
         return self._signer.dumps(self.learner_id)
 
 
-class LearnerIdentityMiddleware:
+class LearnerIdentityMiddleware(HttpMiddleware):
     def __init__(self, app: ASGIApp, secret_key: str) -> None:
         self.app = app
         self.signer = URLSafeSerializer(secret_key, salt="learner-id")
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         secure = scope.get("scheme") == "https"
         identity = LearnerIdentity(self.signer, HTTPConnection(scope).cookies.get(cookie_name(COOKIE, secure)))
         scope.setdefault("state", {})["identity"] = identity

@@ -12,6 +12,7 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.i18n import LANGUAGES
+from app.web import cache_policy
 from app.web.cookies import cookie_name, set_cookie_header
 from app.web.i18n import LANGUAGE_COOKIE as COOKIE
 from app.web.middleware.send import on_response_start
@@ -35,7 +36,7 @@ class LanguageCookieMiddleware:
 
         def remember(message: Message) -> None:
             headers = MutableHeaders(scope=message)
-            private = "public" not in headers.get("cache-control", "")
+            private = not cache_policy.is_shared(headers.get(cache_policy.HEADER, ""))
             if message["status"] == 200 and private and headers.get("content-type", "").startswith("text/html"):
                 headers.append("set-cookie", set_cookie_header(COOKIE, language, COOKIE_MAX_AGE_S, secure).decode())
 

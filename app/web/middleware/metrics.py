@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import time
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.web.middleware.base import HttpMiddleware
 
 
 class RequestMetrics:
@@ -25,17 +27,20 @@ class RequestMetrics:
             registry=self.registry,
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
         )
+        self.in_progress = Gauge(
+            "http_requests_in_progress",
+            "Requests being handled now, by method (a request waiting for a database lock counts here).",
+            ["method"],
+            registry=self.registry,
+        )
 
 
-class MetricsMiddleware:
+class MetricsMiddleware(HttpMiddleware):
     def __init__(self, app: ASGIApp, metrics: RequestMetrics) -> None:
         self.app = app
         self.metrics = metrics
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
         status_code = 500
 
@@ -45,9 +50,12 @@ class MetricsMiddleware:
                 status_code = message["status"]
             await send(message)
 
+        in_progress = self.metrics.in_progress.labels(scope["method"])
+        in_progress.inc()
         try:
             await self.app(scope, receive, record_status)
         finally:
+            in_progress.dec()
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
             method = scope["method"]

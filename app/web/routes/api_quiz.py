@@ -18,12 +18,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.quiz.messages import QuizText
 from app.quiz.readmodels import AnswerView, AttemptView
 from app.quiz.service import ChoiceSubmission, NumericSubmission, Submission
-from app.web.deps import ContextDep, QuizServiceDep, no_store, refuse_cross_origin
+from app.web.deps import ContextDep, QuizServiceDep, no_store
 from app.web.i18n import request_language
 from app.web.routes.api_simulator import ErrorOut  # one error shape for the whole API
 from app.web.state import app_state
 
-router = APIRouter(prefix="/api/v1", tags=["quizzes"], dependencies=[Depends(refuse_cross_origin), Depends(no_store)])
+router = APIRouter(prefix="/api/v1", tags=["quizzes"], dependencies=[Depends(no_store)])
 
 
 class QuizOut(BaseModel):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
+from app.formatting import GiB
 from app.simulator import (
     ALGORITHMS,
     LINKS,
@@ -22,14 +23,14 @@ from app.simulator import (
     sweep,
     system_to_dict,
 )
+from app.simulator import CollectiveQuery as SimulatorQuery
 from app.simulator.collectives import MAX_ALPHA_US, MAX_BANDWIDTH_OVERRIDE_GBPS, MIN_BANDWIDTH_OVERRIDE_GBPS
+from app.web.cache_policy import SHARED_DATA, headers
 from app.web.i18n import request_language
 from app.web.simulation_messages import simulation_error_message
 from app.web.state import app_state
 
 router = APIRouter(prefix="/api/v1", tags=["simulator"])
-
-CACHE_CONTROL = "public, max-age=300"
 
 
 class ErrorOut(BaseModel):
@@ -57,7 +58,10 @@ class SystemOut(BaseModel):
     scale_up_GBps: float = Field(description="Per GPU, per direction, 10^9 bytes/s.")
     nvls: bool = Field(description="Whether the NVSwitch fabric can reduce in the switch (NVLink SHARP).")
     scale_out: str = Field(description="Link id of the scale-out network.")
-    scale_out_GBps: float = Field(description="Per GPU (one NIC rail per GPU), per direction, 10^9 bytes/s.")
+    scale_out_GBps: float = Field(
+        description="Per GPU, per direction, 10^9 bytes/s: the node's NICs shared by its GPUs (one rail per GPU on "
+        "DGX systems)."
+    )
     max_nodes: int
     source: str
 
@@ -134,8 +138,11 @@ class SystemQuery(BaseModel):
         None, ge=0, le=MAX_ALPHA_US, allow_inf_nan=False, description="Override: per-step latency in microseconds."
     )
 
-    def model_arguments(self) -> dict[str, Any]:
-        return self.model_dump(exclude={"op"})
+    def simulation(self) -> SimulatorQuery:
+        """The simulator's query value: every field of this model but the sizes."""
+        return SimulatorQuery(**self.model_dump(exclude=self._sizes))
+
+    _sizes: ClassVar[set[str]] = set()
 
 
 class CollectiveQuery(SystemQuery):
@@ -143,16 +150,14 @@ class CollectiveQuery(SystemQuery):
         ge=MIN_MESSAGE_BYTES, le=MAX_MESSAGE_BYTES, description="The nccl-tests 'size' in bytes, 1 to 2^40."
     )
 
-    def model_arguments(self) -> dict[str, Any]:
-        return self.model_dump(exclude={"op", "message_bytes"})
+    _sizes: ClassVar[set[str]] = {"message_bytes"}
 
 
 class SweepQuery(SystemQuery):
     min_bytes: int = Field(8, ge=MIN_MESSAGE_BYTES, le=MAX_MESSAGE_BYTES, description="First size in bytes.")
-    max_bytes: int = Field(8 * 2**30, ge=MIN_MESSAGE_BYTES, le=MAX_MESSAGE_BYTES, description="Last size in bytes.")
+    max_bytes: int = Field(8 * GiB, ge=MIN_MESSAGE_BYTES, le=MAX_MESSAGE_BYTES, description="Last size in bytes.")
 
-    def model_arguments(self) -> dict[str, Any]:
-        return self.model_dump(exclude={"op", "min_bytes", "max_bytes"})
+    _sizes: ClassVar[set[str]] = {"min_bytes", "max_bytes"}
 
 
 def _error(request: Request, error: SimulationError) -> JSONResponse:
@@ -163,7 +168,7 @@ def _error(request: Request, error: SimulationError) -> JSONResponse:
 
 
 def _cached(content: Any) -> JSONResponse:
-    return JSONResponse(content, headers={"cache-control": CACHE_CONTROL})
+    return JSONResponse(content, headers=headers(SHARED_DATA))
 
 
 @router.get("/links", response_model=list[LinkOut], summary="Link presets")
@@ -184,7 +189,7 @@ async def systems() -> JSONResponse:
 )
 async def simulate(request: Request, query: Annotated[CollectiveQuery, Query()]) -> JSONResponse:
     try:
-        result = simulate_collective(query.op, query.message_bytes, **query.model_arguments())
+        result = simulate_collective(query.simulation(), query.message_bytes)
     except SimulationError as error:
         return _error(request, error)
     return _cached(result.to_dict())
@@ -198,7 +203,7 @@ async def simulate(request: Request, query: Annotated[CollectiveQuery, Query()])
 )
 async def simulate_sweep(request: Request, query: Annotated[SweepQuery, Query()]) -> JSONResponse:
     try:
-        results = sweep(query.op, query.min_bytes, query.max_bytes, **query.model_arguments())
+        results = sweep(query.simulation(), query.min_bytes, query.max_bytes)
     except SimulationError as error:
         return _error(request, error)
     return _cached([result.to_dict() for result in results])

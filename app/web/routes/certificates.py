@@ -16,14 +16,12 @@ from fastapi import APIRouter, Body, Depends, Form, Query, Request
 from fastapi.responses import JSONResponse, RedirectResponse
 from markupsafe import Markup
 from pydantic import BaseModel, Field
-from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
 from app.certificates import qr as qr_code
 from app.certificates.messages import QR_TITLE, CertificateText
-from app.certificates.readmodels import CertificateView
 from app.certificates.verification import Verification
-from app.web.caching import RecheckedResponse, Representation
+from app.web import cache_policy
 from app.web.deps import (
     NO_STORE,
     CertificateServiceDep,
@@ -32,54 +30,39 @@ from app.web.deps import (
     StateDep,
     client_of,
     no_store,
-    refuse_cross_origin,
 )
 from app.web.htmx import VARY, wants_fragment
 from app.web.i18n import request_language
 from app.web.routes.api_simulator import ErrorOut
-from app.web.templating import HTML
 from app.web.templating.urls import url_path
 
-router = APIRouter(include_in_schema=False, dependencies=[Depends(refuse_cross_origin)])
-api_router = APIRouter(
-    prefix="/api/v1", tags=["certificates"], dependencies=[Depends(refuse_cross_origin), Depends(no_store)]
-)
+router = APIRouter(include_in_schema=False)
+api_router = APIRouter(prefix="/api/v1", tags=["certificates"], dependencies=[Depends(no_store)])
 
 MAX_NAME_INPUT = 1000
 PUBLIC_READ = {"access-control-allow-origin": "*", "cross-origin-resource-policy": "cross-origin"}
 PAGE_HEADERS = {
-    "cache-control": "no-cache",
+    cache_policy.HEADER: cache_policy.REVALIDATE,
     "x-robots-tag": "noindex",
     "vary": f"Accept-Language, Cookie, {VARY}",
 }
-PAGE_HEADERS_EXTRA = {name: value for name, value in PAGE_HEADERS.items() if name != "cache-control"}
-PAGES_REMEMBERED = 1024
-# Everything of a CertificateView that the page shows: a page is prepared once per distinct value of these.
-PAGE_INPUTS = (
-    "id",
-    "qr_url",
-    "name",
-    "course",
-    "description",
-    "language",
-    "issued_at",
-    "issuer_name",
-    "issuer_id",
-    "key",
-    "score_percent",
-    "pass_percent",
-    "criteria",
-    "revoked_at",
-    "revocation_reason",
-    "replaced_by",
-)
-_PAGES: dict[tuple[object, ...], Representation] = {}
-ARTIFACT_CACHE = "public, max-age=300"
-STATUS_LIST_CACHE = "public, max-age=60"
-KEYS_CACHE = "public, max-age=60"
+ARTIFACT_CACHE = cache_policy.SHARED_DATA
+STATUS_LIST_CACHE = cache_policy.SHARED_BRIEFLY
+KEYS_CACHE = cache_policy.SHARED_BRIEFLY
+BADGE_CACHE = cache_policy.SHARED_LONG  # the same art for every certificate; a new design keeps its URL
 
 
 # --- the claim step ---------------------------------------------------------------------------------------
+
+
+class ClaimForm(BaseModel):
+    """The claim form as typed, bounded only in length: the service says what may go on a certificate."""
+
+    name: str = Field("", max_length=MAX_NAME_INPUT)
+    email: str = Field("", max_length=MAX_NAME_INPUT)
+
+
+ClaimFormDep = Annotated[ClaimForm, Form()]
 
 
 @router.get("/{lang}/certificate", name="certificate_claim")
@@ -89,14 +72,33 @@ async def claim_page(page: PageDep, certificates: CertificateServiceDep) -> Resp
     return page.render("certificates/claim.html", claim=claim, name=name, email="", error=None, explanation=None)
 
 
+@router.post("/{lang}/certificate/preview", name="certificate_preview")
+async def claim_preview(page: PageDep, certificates: CertificateServiceDep, form: ClaimFormDep) -> Response:
+    """The name as it will print: the fragment while typing (HTMX), else the claim page with it (no script)."""
+    if wants_fragment(page.request):
+        preview = certificates.preview(form.name)
+        response = page.render(
+            "certificates/_name_preview.html", preview=preview, text=certificates.text(page.language)
+        )
+    else:
+        claim, preview = await certificates.claim_preview(page.context, form.name)
+        response = page.render(
+            "certificates/claim.html",
+            claim=claim,
+            name=form.name,
+            email=form.email,
+            error=None,
+            explanation=None,
+            preview=preview,
+            text=certificates.text(page.language),
+        )
+    response.headers["vary"] = VARY
+    return response
+
+
 @router.post("/{lang}/certificate", name="certificate_claim_post")
-async def claim(
-    page: PageDep,
-    certificates: CertificateServiceDep,
-    name: Annotated[str, Form(max_length=MAX_NAME_INPUT)] = "",
-    email: Annotated[str, Form(max_length=MAX_NAME_INPUT)] = "",
-) -> Response:
-    issued = await certificates.claim(page.context, name, email or None)
+async def claim(page: PageDep, certificates: CertificateServiceDep, form: ClaimFormDep) -> Response:
+    issued = await certificates.claim(page.context, form.name, form.email or None)
     location = url_path(page.request, "certificate", certificate_id=issued.id)
     return RedirectResponse(f"{location}?lang={page.language}", status_code=303, headers=NO_STORE)
 
@@ -106,7 +108,7 @@ async def claim(
 
 
 def _artifact(body: bytes, media_type: str, filename: str | None = None) -> Response:
-    headers = {"cache-control": ARTIFACT_CACHE, "x-robots-tag": "noindex", **PUBLIC_READ}
+    headers = {cache_policy.HEADER: ARTIFACT_CACHE, "x-robots-tag": "noindex", **PUBLIC_READ}
     if filename is not None:
         headers["content-disposition"] = f'inline; filename="{filename}"'
     return Response(body, media_type=media_type, headers=headers)
@@ -128,7 +130,7 @@ async def certificate_jwt(request: Request, certificate_id: str, certificates: C
 async def certificate_pdf(request: Request, certificate_id: str, certificates: CertificateServiceDep) -> Response:
     found, body = await certificates.artifact(client_of(request), certificate_id, "pdf")
     response = _artifact(body, "application/pdf", f"certificate-{found}.pdf")
-    response.headers["cache-control"] = "no-cache"  # shows the revocation, once there is one
+    cache_policy.apply(response, cache_policy.REVALIDATE)  # shows the revocation, once there is one
     return response
 
 
@@ -136,7 +138,7 @@ async def certificate_pdf(request: Request, certificate_id: str, certificates: C
 async def certificate_image(request: Request, certificate_id: str, certificates: CertificateServiceDep) -> Response:
     _found, body = await certificates.artifact(client_of(request), certificate_id, "png")
     response = _artifact(body, "image/png")
-    response.headers["cache-control"] = "no-cache"
+    cache_policy.apply(response, cache_policy.REVALIDATE)
     return response
 
 
@@ -170,39 +172,22 @@ async def certificate_page(
         "qr_check": qr_check,
         "qr_svg": Markup(qr_code.svg(view.qr_url, qr_title, "certificate-qr")),  # noqa: S704  (qr.svg escapes the title)
         "text": text,
+        "linkedin_organization_id": state.settings.linkedin_organization_id,
         "switch": ("certificate_in_language", {"certificate_id": view.id, "lang": language}),
     }
     if qr_check is not None:
         template = "certificates/_qr_check.html" if wants_fragment(request) else "certificates/certificate.html"
         return state.templates.page(request, template, language, context, headers=PAGE_HEADERS)
-    # Verified just now; what the page shows follows from the verdict and the stored row alone, so the bytes
-    # (and their gzip) are made once per verdict and language, not per request. The page cache in front replays
-    # them only after `recheck` has verified the certificate again for that request.
-    key = _page_key(language, view)
-    prepared = _PAGES.get(key)
-    if prepared is None:
-        html = state.templates.render_to_string(request.app, "certificates/certificate.html", language, context)
-        prepared = Representation.build(html.encode(), HTML, "no-cache", headers=PAGE_HEADERS_EXTRA.items())
-        _PAGES[key] = prepared
-        if len(_PAGES) > PAGES_REMEMBERED:
-            _PAGES.pop(next(iter(_PAGES)))
-
-    async def recheck(connection: HTTPConnection) -> Representation | None:
-        again = await certificates.recheck(certificate_id)
-        return _PAGES.get(_page_key(request_language(connection), again)) if again is not None else None
-
-    return RecheckedResponse(prepared, recheck)
-
-
-def _page_key(language: str, view: CertificateView) -> tuple[object, ...]:
-    return (language, *(getattr(view, name) for name in PAGE_INPUTS), view.state, tuple(view.failed_checks))
+    # Verified just now; what the page shows follows from the view alone, so its bytes are made once per view
+    # and language, and the page cache in front replays them after verifying again for each request.
+    return state.certificate_pages.response(request, language, view, context)
 
 
 # --- what the issuer publishes ----------------------------------------------------------------------------
 
 
 def _json(data: Any, cache_control: str, media_type: str = "application/json") -> JSONResponse:
-    return JSONResponse(data, media_type=media_type, headers={"cache-control": cache_control, **PUBLIC_READ})
+    return JSONResponse(data, media_type=media_type, headers={cache_policy.HEADER: cache_control, **PUBLIC_READ})
 
 
 @router.get("/.well-known/did.json", name="did_document")
@@ -218,7 +203,17 @@ async def jwks(certificates: CertificateServiceDep) -> Response:
 @router.get("/status/{number}", name="status_list")
 async def status_list(number: str, certificates: CertificateServiceDep) -> Response:
     body = await certificates.status_list(number)
-    return Response(body, media_type="application/json", headers={"cache-control": STATUS_LIST_CACHE, **PUBLIC_READ})
+    return Response(
+        body, media_type="application/json", headers={cache_policy.HEADER: STATUS_LIST_CACHE, **PUBLIC_READ}
+    )
+
+
+@router.get("/issuer/badge.{extension}", name="badge")
+async def badge(extension: Literal["svg", "png"], certificates: CertificateServiceDep) -> Response:
+    """The achievement's badge art, at the stable URLs every credential names (Achievement.image)."""
+    body = await certificates.badge(extension)
+    media_type = "image/svg+xml" if extension == "svg" else "image/png"
+    return Response(body, media_type=media_type, headers={cache_policy.HEADER: BADGE_CACHE, **PUBLIC_READ})
 
 
 @router.get("/issuer", name="issuer")
@@ -232,7 +227,7 @@ async def issuer(request: Request, certificates: CertificateServiceDep, state: S
     language = request_language(request)
     keys = await certificates.public_keys()
     context = {"issuer": certificates.issuer, "keys": keys, "switch": (None, {})}
-    headers = {"cache-control": "no-cache", "vary": "Accept, Accept-Language, Cookie"}
+    headers = {cache_policy.HEADER: cache_policy.REVALIDATE, "vary": "Accept, Accept-Language, Cookie"}
     return state.templates.page(request, "certificates/issuer.html", language, context, headers=headers)
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request, status
 from starlette.responses import Response
 
+from app.diagrams import DIAGRAMS
 from app.web.caching import RepresentationResponse
 from app.web.deps import LanguageDep, StateDep
-from app.web.diagrams import DIAGRAMS
 from app.web.htmx import wants_fragment
 
 router = APIRouter(include_in_schema=False)

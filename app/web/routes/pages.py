@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
+from app.quiz.deadline import ZONE_COOKIE, deadline
 from app.web.caching import RepresentationResponse
 from app.web.deps import CertificateServiceDep, LanguageDep, PageDep, QuizServiceDep, StateDep
 from app.web.i18n import preferred_language
@@ -24,7 +25,13 @@ async def root(request: Request) -> RedirectResponse:
 async def home(page: PageDep, quiz: QuizServiceDep, certificates: CertificateServiceDep) -> Response:
     progress = await quiz.progress(page.context, page.state.course.published_slugs)
     certificate = await certificates.current(page.context) if progress.exam_passed else None
-    return page.render("home.html", progress=progress, quizzes=quiz.catalog, certificate=certificate)
+    zone = page.request.cookies.get(ZONE_COOKIE)
+    deadlines = {
+        attempt.quiz_id: deadline(attempt.deadline_at, page.context.now, zone) for attempt in progress.open_attempts
+    }
+    return page.render(
+        "home.html", progress=progress, quizzes=quiz.catalog, certificate=certificate, deadlines=deadlines
+    )
 
 
 @router.get("/{lang}/guides/{slug}", name="chapter")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form
+from fastapi import APIRouter, Form, Query
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
@@ -20,17 +20,18 @@ from app.quiz.deadline import ZONE_COOKIE, Deadline, deadline
 from app.quiz.errors import RateLimitedError
 from app.quiz.messages import QuizText
 from app.quiz.readmodels import AttemptView
-from app.quiz.service import ChoiceSubmission, NumericSubmission, Submission
-from app.web.deps import NO_STORE, PageDep, QuizServiceDep, refuse_cross_origin
+from app.quiz.service import MAX_TYPED_LENGTH, ChoiceSubmission, NumericSubmission, Submission
+from app.web.cache_policy import PER_LEARNER
+from app.web.deps import PageDep, QuizServiceDep
 from app.web.htmx import wants_fragment
 from app.web.templating.urls import url_path
 
-router = APIRouter(include_in_schema=False, dependencies=[Depends(refuse_cross_origin)])
+router = APIRouter(include_in_schema=False)
 
 
 def _see_other(page: PageDep, route: str, fragment: str = "", **params: str) -> Response:
     url = url_path(page.request, route, lang=page.language, **params)
-    return RedirectResponse(f"{url}{fragment}", status_code=303, headers=NO_STORE)
+    return RedirectResponse(f"{url}{fragment}", status_code=303, headers=PER_LEARNER)
 
 
 def _text(page: PageDep) -> QuizText:
@@ -98,13 +99,20 @@ async def attempt_page(
     attempt_id: str,
     question: str | None = None,  # with `error`: the answer a browser without JavaScript had refused
     error: str | None = None,
+    value: Annotated[str | None, Query(max_length=MAX_TYPED_LENGTH)] = None,  # and what was typed, shown again
 ) -> Response:
     attempt = await quiz.attempt(page.context, attempt_id)
     if not attempt.is_open:
         return _see_other(page, "attempt_result", attempt_id=attempt.id)
     errors = _text(page).returned_error(attempt, question, error)
+    typed = {question: value} if question in errors and value else {}
     return page.render(
-        "quiz/attempt.html", attempt=attempt, quiz=attempt.quiz, errors=errors, deadline=_deadline(page, attempt)
+        "quiz/attempt.html",
+        attempt=attempt,
+        quiz=attempt.quiz,
+        errors=errors,
+        typed=typed,
+        deadline=_deadline(page, attempt),
     )
 
 
@@ -141,7 +149,8 @@ async def result(page: PageDep, quiz: QuizServiceDep, attempt_id: str) -> Respon
     attempt = await quiz.attempt(page.context, attempt_id)
     if attempt.is_open:
         return _see_other(page, "attempt", attempt_id=attempt.id)
-    return page.render("quiz/result.html", attempt=attempt, quiz=attempt.quiz)
+    has_exam = quiz.catalog.exam is not None  # the last chapter's result points on to it
+    return page.render("quiz/result.html", attempt=attempt, quiz=attempt.quiz, has_exam=has_exam)
 
 
 @router.get("/{lang}/attempts/{attempt_id}/review", name="attempt_review")

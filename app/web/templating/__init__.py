@@ -1,6 +1,6 @@
 """Rendering pages: per-learner pages per request, shared pages once into a cached Representation.
 
-A shared page (a chapter, the lab, an error page) depends on nothing but its path and language: it is rendered
+A shared page (a chapter, the lab, the glossary) depends on nothing but its path and language: it is rendered
 once, compressed once and served from memory with a strong ETag and `Cache-Control: public`, so a proxy or CDN
 can keep it too. A per-learner page (home with progress, quizzes, attempts) is rendered per request and marked
 `private, no-store`.
@@ -22,7 +22,9 @@ from app.config import PROJECT_ROOT
 from app.content import Course
 from app.i18n import LANGUAGES
 from app.quiz.messages import QuizText
-from app.web.caching import SHARED_PAGE, Representation
+from app.web import cache_policy
+from app.web.cache_policy import SHARED_PAGE
+from app.web.caching import Representation
 from app.web.templating.environment import build_environments
 from app.web.templating.static import StaticAssets
 from app.web.templating.urls import url_path_for
@@ -30,7 +32,7 @@ from app.web.templating.urls import url_path_for
 TEMPLATES_DIR = PROJECT_ROOT / "templates"
 STATIC_DIR = PROJECT_ROOT / "static"
 HTML = "text/html; charset=utf-8"
-PRIVATE = {"cache-control": "private, no-store"}
+PER_REQUEST = cache_policy.headers(cache_policy.PRIVATE)
 
 
 class Templates:
@@ -79,30 +81,25 @@ class Templates:
         headers: Mapping[str, str] | None = None,
     ) -> HTMLResponse:
         """A per-learner page (never cached)."""
-        full = {"switch": _switch_from(request)} | dict(context or {})
-        html = self.render_to_string(request.app, name, language, full)
-        return HTMLResponse(html, status_code=status_code, headers=PRIVATE | dict(headers or {}))
+        html = self._render_page(request, name, language, context)
+        return HTMLResponse(html, status_code=status_code, headers=PER_REQUEST | dict(headers or {}))
 
     def shared(
-        self,
-        request: Request,
-        name: str,
-        language: str,
-        context: Mapping[str, Any] | None = None,
-        status_code: int = 200,
-        cache_control: str = SHARED_PAGE,
+        self, request: Request, name: str, language: str, context: Mapping[str, Any] | None = None
     ) -> Representation:
         """A page that is the same for every visitor, rendered once per (language, path) and kept.
         The context must depend on nothing but the path (the content is immutable after start-up)."""
-        key = (language, request.url.path if status_code == 200 else f"status:{status_code}")
+        key = (language, request.url.path)
         representation = self._shared.get(key)
         if representation is None:
-            full = {"switch": _switch_from(request)} | dict(context or {})
-            html = self.render_to_string(request.app, name, language, full)
-            representation = self._shared.setdefault(
-                key, Representation.build(html.encode(), HTML, cache_control, status_code)
-            )
+            html = self._render_page(request, name, language, context)
+            representation = self._shared.setdefault(key, Representation.build(html.encode(), HTML, SHARED_PAGE))
         return representation
+
+    def _render_page(self, request: Request, name: str, language: str, context: Mapping[str, Any] | None) -> str:
+        """A full page: its language switcher points at the same route unless the context says otherwise."""
+        full = {"switch": _switch_from(request)} | dict(context or {})
+        return self.render_to_string(request.app, name, language, full)
 
     def _url_context(
         self, app: ASGIApp, language: str, switch: tuple[str | None, dict[str, Any]] | None, query: str = ""

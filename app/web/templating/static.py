@@ -14,11 +14,12 @@ from pathlib import Path
 
 from starlette.types import Receive, Scope, Send
 
-from app.web.caching import IMMUTABLE, REVALIDATE, Representation
+from app.web.cache_policy import IMMUTABLE, NO_STORE, REVALIDATE
+from app.web.caching import Representation
 
 DIGEST_LENGTH = 12
 _TEXT_TYPES = ("text/", "application/javascript", "image/svg+xml", "application/json")
-_NOT_FOUND = Representation.build(b"Not found.", "text/plain; charset=utf-8", "no-store", status_code=404)
+_NOT_FOUND = Representation.build(b"Not found.", "text/plain; charset=utf-8", NO_STORE, status_code=404)
 
 
 def _media_type(path: Path) -> str:
@@ -64,7 +65,7 @@ class StaticAssets:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope["path"].removeprefix(scope.get("root_path", "")).lstrip("/")
         if scope["method"] not in ("GET", "HEAD"):
-            await Representation.build(b"Method not allowed.", "text/plain; charset=utf-8", "no-store", 405).send(
+            await Representation.build(b"Method not allowed.", "text/plain; charset=utf-8", NO_STORE, 405).send(
                 scope, send
             )
             return

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from app.bootstrap import certificate_keys
 from app.certificates.keys import KeyFileError, KeyRing
 from app.config import ConfigurationError, Environment, Settings
-from app.web.factory import certificate_keys
 
 
 def test_development_generates_a_key_file_readable_by_its_owner_only(tmp_path: Path) -> None:

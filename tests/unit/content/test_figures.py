@@ -16,7 +16,9 @@ def _substitute(text: str, language: str = "en") -> tuple[str, list[tuple[int, s
 
 
 def test_a_calculation_is_the_simulators_result_in_the_unit_asked_for() -> None:
-    expected = simulator.simulate_collective("all_reduce", 2**30, system="dgx-h100", algorithm="ring", mode="ideal")
+    expected = simulator.simulate_collective(
+        simulator.CollectiveQuery("all_reduce", system="dgx-h100", algorithm="ring", mode="ideal"), 2**30
+    )
     shown = calculate(
         "collective_time", "ms", "op=all_reduce, message_bytes=1GiB, system=dgx-h100, algorithm=ring, mode=ideal"
     )
@@ -71,7 +73,9 @@ def test_a_calibrated_figure_is_quoted_with_its_expected_error() -> None:
     placeholder = (
         "{{calc:collective_time:us|op=all_reduce,message_bytes=1MiB,system=dgx-h100,algorithm=ring,mode=calibrated}}"
     )
-    result = simulator.simulate_collective("all_reduce", 2**20, system="dgx-h100", algorithm="ring")
+    result = simulator.simulate_collective(
+        simulator.CollectiveQuery("all_reduce", system="dgx-h100", algorithm="ring"), 2**20
+    )
     assert result.error_percent > 5
     text, problems = _substitute(f"It takes {placeholder} µs.")
     assert problems == []

@@ -71,7 +71,8 @@ def right_submission(drawn: DrawnView) -> Submission:
 
 
 def wrong_submission(drawn: DrawnView) -> Submission:
-    """Wrong by a factor of 3 (no unit slip), or one wrong option."""
+    """Wrong by a factor of 3 (no unit slip), or one wrong option (only one of the options, where all are right)."""
     if drawn.type == "numeric":
         return NumericSubmission(3 * right_value(drawn), drawn.unit)
-    return ChoiceSubmission((next(shown.token for shown in drawn.options if not shown.option.correct),))
+    wrong = [shown.token for shown in drawn.options if not shown.option.correct]
+    return ChoiceSubmission(tuple(wrong[:1] or [drawn.options[0].token]))

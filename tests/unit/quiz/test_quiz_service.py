@@ -433,6 +433,30 @@ def test_progress_continues_at_the_first_chapter_not_passed_and_counts_the_exam(
     assert run(service.progress(context(OTHER), chapters())).best_scores == {}  # per learner
 
 
+def test_progress_lists_the_newest_unfinished_attempt_of_each_quiz_the_exam_first(database: Database) -> None:
+    service = quiz_service(database)
+    start(service, "nvlink")  # abandoned by the next start of the same quiz
+    practice = start(service, "nvlink", at=T0 + timedelta(minutes=1))
+    answer(service, practice.id, practice.questions[0], at=T0 + timedelta(minutes=1))
+    exam = start(service, "exam", at=T0 + timedelta(minutes=2))
+    closed = start(service, "nvswitch", at=T0 + timedelta(minutes=3))
+    finish(service, closed.id, at=T0 + timedelta(minutes=3))
+    progress = run(service.progress(context(LEARNER, T0 + timedelta(minutes=4)), chapters()))
+    assert [(item.quiz_id, item.attempt_id, item.answered) for item in progress.open_attempts] == [
+        ("exam", exam.id, 0),
+        ("nvlink", practice.id, 1),
+    ]
+    assert progress.open_attempts[0].deadline_at == exam.deadline_at
+    assert progress.open_attempts[1].total == len(practice.questions)
+    assert progress.open_attempts[1].deadline_at is None
+    assert progress.open_attempt("nvswitch") is None
+    limit = real_quiz("exam").time_limit_s
+    assert limit is not None
+    after_the_clock = run(service.progress(context(LEARNER, T0 + timedelta(minutes=2, seconds=limit)), chapters()))
+    assert [item.quiz_id for item in after_the_clock.open_attempts] == ["nvlink"]  # the exam's time is up
+    assert run(service.progress(context(OTHER), chapters())).open_attempts == ()
+
+
 def gone_sqlite_database(tmp_path: Path) -> Database:
     """A SQLite database whose directory was removed (the volume went away)."""
     directory = tmp_path / "gone"
@@ -491,11 +515,20 @@ def test_a_dropped_postgresql_database_is_unavailable(postgres_databases: Postgr
 
 def test_exam_attempts_are_limited_per_day_and_spaced(database: Database) -> None:
     service = quiz_service(database)
-    start(service, "exam", at=T0)
+    first = start(service, "exam", at=T0)
     with pytest.raises(RateLimitedError) as raised:
         start(service, "exam", at=T0 + timedelta(minutes=5))
     assert (raised.value.reason, raised.value.retry_after_s) == ("exam_gap", 300)
     assert raised.value.quiz is service.exam()
+    refused = raised.value.landing  # what the landing page shows, carried by the error
+    assert refused is not None
+    assert refused.latest is not None
+    assert refused.exam is not None
+    assert (refused.quiz, refused.latest.id) == (service.exam(), first.id)
+    assert (refused.exam.wait_reason, refused.exam.attempts_in_window) == (
+        "exam_gap",
+        1,
+    )  # the refused start: not counted
     start(service, "exam", at=T0 + timedelta(minutes=10))
     start(service, "exam", at=T0 + timedelta(minutes=20))
     with pytest.raises(RateLimitedError) as raised:
@@ -539,10 +572,14 @@ def test_exam_starts_are_limited_per_client_address_per_day_across_fresh_learner
 def test_start_limits_are_counted_in_the_database_over_a_sliding_window(database: Database) -> None:
     tight = QuizPolicy(start_per_learner=Limit(2, 60))
     start(quiz_service(database, tight), at=T0)
-    start(quiz_service(database, tight), at=T0 + timedelta(seconds=1))  # another service: the count is shared
+    second = start(quiz_service(database, tight), at=T0 + timedelta(seconds=1))  # another service: shared count
     with pytest.raises(RateLimitedError) as raised:
         start(quiz_service(database, tight), at=T0 + timedelta(seconds=2))
     assert raised.value.reason == "requests"
+    refused = raised.value.landing
+    assert refused is not None
+    assert refused.latest is not None
+    assert refused.latest.id == second.id  # the landing as it is: the refused start drew nothing
     assert_wait_about(raised.value.retry_after_s, timedelta(seconds=58), timedelta(seconds=60))
     free = T0 + timedelta(seconds=2 + raised.value.retry_after_s)
     with pytest.raises(RateLimitedError):

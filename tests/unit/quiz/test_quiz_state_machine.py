@@ -102,6 +102,9 @@ def make_machine(database: Database) -> type[RuleBasedStateMachine]:
             except RateLimitedError as error:
                 assert wait is not None
                 assert (error.reason, error.retry_after_s) == wait  # noqa: PT017
+                current = self.current
+                if current is not None and current.final is None and current.expired_by(self.now):
+                    self.close(current, "expired")  # the refusal's landing page read it past its deadline
                 return
             assert wait is None
             if self.current is not None and self.current.final is None:  # starting over abandons the sitting

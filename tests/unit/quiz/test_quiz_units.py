@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from app.quiz.units import MAGNITUDES, QuantityError, parse_quantity, quantity_from_parts, unit_named
+from app.quiz.units import MAGNITUDES, QuantityError, parse_quantity, quantity_from_parts, unit_named, written
 from app.simulator.models import Dimension
 from tests.unit.quiz.helpers import real_catalog
 
@@ -61,6 +61,9 @@ def test_a_bare_number_takes_the_default_unit() -> None:
         ("0,125 s", "ambiguous_comma"),
         ("1,2,3 GB/s", "ambiguous_comma"),
         ("2, 4 ms", "ambiguous_comma"),
+        ("1,000.5.3", "malformed_number"),  # the number is the problem, not a unit ".3"
+        ("1,000.5.3 ms", "malformed_number"),
+        ("1.2.3 µs", "malformed_number"),
     ],
 )
 def test_malformed_quantities_are_refused_with_a_reason(text: str, code: str) -> None:
@@ -128,3 +131,15 @@ def test_non_numbers_in_the_api_form_are_refused(value: float) -> None:
     with pytest.raises(QuantityError) as raised:
         quantity_from_parts(value, "ms", "ms")
     assert raised.value.code == "not_a_number"
+
+
+@pytest.mark.parametrize("typed", ["us", "µs", "μs", "usec", "마이크로초"])
+def test_microseconds_are_written_with_the_micro_sign_whatever_was_typed(typed: str) -> None:
+    assert unit_named(typed).symbol == "µs"
+    assert written(typed) == "µs"
+    assert parse_quantity("3", typed).unit.symbol == "µs"
+
+
+def test_a_unit_the_grader_does_not_know_is_written_as_it_is() -> None:
+    assert written("GB/s") == "GB/s"
+    assert written("parsecs") == "parsecs"

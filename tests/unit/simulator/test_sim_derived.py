@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.simulator import LINKS, SimulationError, derived, simulate_collective
+from app.simulator import LINKS, CollectiveQuery, SimulationError, derived, simulate_collective
 from app.simulator.collectives.results import busbw_factor
 from app.simulator.models import compute
 
@@ -19,7 +19,10 @@ NVLINK4_GBPS = LINKS["nvlink4"].per_direction_GBps
 def test_at_the_crossover_the_ring_spends_as_long_on_latency_as_on_bandwidth(ranks: int, alpha_us: int) -> None:
     size = derived.ring_crossover_bytes(ranks, alpha_us, NVLINK4_GBPS)
     result = simulate_collective(
-        "all_reduce", round(size), "dgx-h100", gpus_per_node=ranks, algorithm="ring", mode="ideal", alpha_us=alpha_us
+        CollectiveQuery(
+            "all_reduce", system="dgx-h100", gpus_per_node=ranks, algorithm="ring", mode="ideal", alpha_us=alpha_us
+        ),
+        round(size),
     )
     latency = 2 * (ranks - 1) * alpha_us * 1e-6
     assert result.time_s == pytest.approx(2 * latency, rel=1e-6)
@@ -37,7 +40,10 @@ def test_the_budget_size_finishes_exactly_in_the_budget(ranks: int, alpha_us: in
     size = derived.ring_budget_bytes(ranks, alpha_us, NVLINK4_GBPS, budget_us)
     assert size > 0
     result = simulate_collective(
-        "all_reduce", round(size), "dgx-h100", gpus_per_node=ranks, algorithm="ring", mode="ideal", alpha_us=alpha_us
+        CollectiveQuery(
+            "all_reduce", system="dgx-h100", gpus_per_node=ranks, algorithm="ring", mode="ideal", alpha_us=alpha_us
+        ),
+        round(size),
     )
     assert result.time_s == pytest.approx(budget_us * 1e-6, rel=1e-6)
 

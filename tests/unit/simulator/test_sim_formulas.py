@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from app.simulator import simulate_collective
+from app.simulator import CollectiveQuery, simulate_collective
 
 S = 2**30  # 1 GiB
 A_US = 5.0
@@ -15,7 +15,7 @@ REL = 1e-12
 
 
 def ideal(op: str, **kwargs: object) -> tuple[float, float, float]:
-    result = simulate_collective(op, S, system="dgx-h100", mode="ideal", alpha_us=A_US, **kwargs)  # type: ignore[arg-type]
+    result = simulate_collective(CollectiveQuery(op, system="dgx-h100", mode="ideal", alpha_us=A_US, **kwargs), S)  # type: ignore[arg-type]
     return result.time_s, result.algbw_GBps, result.busbw_GBps
 
 
@@ -114,32 +114,35 @@ def test_overrides_replace_the_preset_bandwidths() -> None:
 
 
 def test_alpha_defaults_to_zero_in_ideal_mode() -> None:
-    result = simulate_collective("all_reduce", S, system="dgx-a100", mode="ideal", algorithm="ring")
+    result = simulate_collective(CollectiveQuery("all_reduce", system="dgx-a100", algorithm="ring", mode="ideal"), S)
     assert result.time_s == pytest.approx(2 * 7 / 8 * S / 300e9, rel=REL)
     assert result.busbw_GBps == pytest.approx(300.0, rel=REL)
 
 
 def test_single_rank_moves_nothing() -> None:
-    result = simulate_collective("all_reduce", S, gpus_per_node=1)
+    result = simulate_collective(CollectiveQuery("all_reduce", gpus_per_node=1), S)
     assert (result.time_s, result.algbw_GBps, result.busbw_GBps, result.phases) == (0.0, 0.0, 0.0, ())
     assert result.bottleneck == "none"
     assert result.ranks == 1
 
 
 def test_phases_add_up_to_the_time_and_name_links() -> None:
-    result = simulate_collective("all_reduce", S, nodes=4, algorithm="hierarchical", mode="ideal")
+    result = simulate_collective(CollectiveQuery("all_reduce", nodes=4, algorithm="hierarchical", mode="ideal"), S)
     assert [p.link for p in result.phases] == ["nvlink4", "ib-ndr", "nvlink4"]
     assert sum(p.time_s for p in result.phases) == pytest.approx(result.time_s, rel=REL)
 
 
 def test_bottleneck_is_latency_for_tiny_messages_and_the_link_for_large_ones() -> None:
-    assert simulate_collective("all_reduce", 8).bottleneck == "latency"
-    assert simulate_collective("all_reduce", 2**33, nodes=2, algorithm="ring").bottleneck in ("ib-ndr", "nvlink4")
-    assert simulate_collective("sendrecv", 2**33, nodes=2).bottleneck == "ib-ndr"
+    assert simulate_collective(CollectiveQuery("all_reduce"), 8).bottleneck == "latency"
+    assert simulate_collective(CollectiveQuery("all_reduce", nodes=2, algorithm="ring"), 2**33).bottleneck in (
+        "ib-ndr",
+        "nvlink4",
+    )
+    assert simulate_collective(CollectiveQuery("sendrecv", nodes=2), 2**33).bottleneck == "ib-ndr"
 
 
 def test_to_dict_has_exactly_the_design_fields() -> None:
-    payload = simulate_collective("all_reduce", S).to_dict()
+    payload = simulate_collective(CollectiveQuery("all_reduce"), S).to_dict()
     assert list(payload) == [
         "op",
         "algorithm",

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.simulator import MAX_MESSAGE_BYTES, OPS, SYSTEMS, CollectiveResult, simulate_collective, sweep
+from app.simulator import MAX_MESSAGE_BYTES, OPS, SYSTEMS, CollectiveQuery, CollectiveResult, simulate_collective, sweep
 
 RING_OR_DIRECT = {
     "all_reduce": "ring",
@@ -36,7 +36,7 @@ bandwidths = st.floats(0.5, 5000.0)
 
 
 def run(query: dict[str, object], message_bytes: int, **extra: object) -> CollectiveResult:
-    return simulate_collective(message_bytes=message_bytes, **query, **extra)  # type: ignore[arg-type]
+    return simulate_collective(CollectiveQuery(**query, **extra), message_bytes)  # type: ignore[arg-type]
 
 
 @settings(max_examples=200, deadline=None)
@@ -88,13 +88,10 @@ def test_ideal_busbw_equals_line_rate_for_ring_and_direct_ops_at_zero_alpha(
 ) -> None:
     gpus = min(gpus, SYSTEMS[system].gpus_per_node)
     result = simulate_collective(
-        op,
+        CollectiveQuery(
+            op, system=system, gpus_per_node=gpus, algorithm=RING_OR_DIRECT[op], mode="ideal", scale_up_GBps=bandwidth
+        ),
         size,
-        system=system,
-        gpus_per_node=gpus,
-        algorithm=RING_OR_DIRECT[op],
-        mode="ideal",
-        scale_up_GBps=bandwidth,
     )
     assert result.busbw_GBps == pytest.approx(bandwidth, rel=1e-9)
 
@@ -115,7 +112,7 @@ def test_results_are_consistent(query: dict[str, object], size: int, mode: str) 
 @given(st.integers(1, 2**20), st.integers(0, 30))
 def test_sweep_yields_every_power_of_two_step(min_bytes: int, doublings: int) -> None:
     max_bytes = min(min_bytes * 2**doublings, MAX_MESSAGE_BYTES)
-    results = sweep("all_reduce", min_bytes, max_bytes)
+    results = sweep(CollectiveQuery("all_reduce"), min_bytes, max_bytes)
     sizes_seen = [r.message_bytes for r in results]
     assert sizes_seen[0] == min_bytes
     assert all(b == 2 * a for a, b in itertools.pairwise(sizes_seen))
@@ -123,5 +120,5 @@ def test_sweep_yields_every_power_of_two_step(min_bytes: int, doublings: int) ->
 
 
 def test_default_sweep_matches_all_reduce_perf_b8_e8g() -> None:
-    results = sweep("all_reduce")
+    results = sweep(CollectiveQuery("all_reduce"))
     assert [r.message_bytes for r in results] == [2**k for k in range(3, 34)]

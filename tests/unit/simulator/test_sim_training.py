@@ -2,13 +2,13 @@
 
 import pytest
 
-from app.simulator import simulate_collective, training_step
+from app.simulator import CollectiveQuery, simulate_collective, training_step
 
 
 def test_gradient_all_reduce_of_a_7b_model_on_four_dgx_h100() -> None:
     step = training_step(7_000_000_000, "dgx-h100", 4, compute_time_s=1.0)
     assert step.gradient_bytes == 14_000_000_000
-    expected = simulate_collective("all_reduce", 14_000_000_000, system="dgx-h100", nodes=4)
+    expected = simulate_collective(CollectiveQuery("all_reduce", system="dgx-h100", nodes=4), 14_000_000_000)
     assert step.result == expected
     assert step.allreduce_time_s == expected.time_s
     assert step.communication_fraction == pytest.approx(expected.time_s / (expected.time_s + 1.0))

@@ -4,14 +4,15 @@ import math
 
 import pytest
 
-from app.simulator import SimulationError, simulate_collective, sweep, training_step, transfer_time_s
+from app.simulator import CollectiveQuery, SimulationError, simulate_collective, sweep, training_step, transfer_time_s
 
 
 def refused(parameter: str, code: str, **kwargs: object) -> SimulationError:
     query: dict[str, object] = {"op": "all_reduce", "message_bytes": 1024}
     query.update(kwargs)
+    message_bytes = query.pop("message_bytes")
     with pytest.raises(SimulationError) as caught:
-        simulate_collective(**query)  # type: ignore[arg-type]
+        simulate_collective(CollectiveQuery(**query), message_bytes)  # type: ignore[arg-type]
     error = caught.value
     assert error.parameter == parameter
     assert error.code == code
@@ -47,8 +48,8 @@ def test_message_bytes_must_be_an_integer(size: object) -> None:
 
 
 def test_message_bytes_bounds_are_inclusive() -> None:
-    assert simulate_collective("all_reduce", 1).message_bytes == 1
-    assert simulate_collective("all_reduce", 2**40).message_bytes == 2**40
+    assert simulate_collective(CollectiveQuery("all_reduce"), 1).message_bytes == 1
+    assert simulate_collective(CollectiveQuery("all_reduce"), 2**40).message_bytes == 2**40
 
 
 @pytest.mark.parametrize("nodes", [0, -3, 129, 1.0])
@@ -64,7 +65,7 @@ def test_gpus_per_node_out_of_range(gpus: int) -> None:
 
 
 def test_gpus_per_node_follows_the_system() -> None:
-    assert simulate_collective("all_reduce", 1024, system="gb200-nvl72", gpus_per_node=72).ranks == 72
+    assert simulate_collective(CollectiveQuery("all_reduce", system="gb200-nvl72", gpus_per_node=72), 1024).ranks == 72
     refused("gpus_per_node", "out_of_range", system="gb200-nvl72", gpus_per_node=73)
 
 
@@ -75,12 +76,14 @@ def test_bandwidth_overrides_out_of_range(parameter: str, value: object) -> None
 
 
 def test_bandwidth_override_upper_bound_is_inclusive() -> None:
-    assert simulate_collective("sendrecv", 1024, scale_up_GBps=100_000.0).time_s > 0
-    slowest = simulate_collective("all_reduce", 2**40, nodes=2, scale_up_GBps=0.001, scale_out_GBps=0.001)
+    assert simulate_collective(CollectiveQuery("sendrecv", scale_up_GBps=100_000.0), 1024).time_s > 0
+    slowest = simulate_collective(
+        CollectiveQuery("all_reduce", nodes=2, scale_up_GBps=0.001, scale_out_GBps=0.001), 2**40
+    )
     assert math.isfinite(slowest.time_s)
     for tiny in (5e-324, 0.000999):
         with pytest.raises(SimulationError, match=r"from 0\.001 to 100000"):
-            simulate_collective("sendrecv", 1024, scale_up_GBps=tiny)
+            simulate_collective(CollectiveQuery("sendrecv", scale_up_GBps=tiny), 1024)
 
 
 @pytest.mark.parametrize("value", [-0.1, 1e6 + 1, math.nan])
@@ -124,7 +127,7 @@ def test_sweep_bounds_are_validated() -> None:
         ({"min_bytes": 1024, "max_bytes": 512}, "min_bytes"),
     ]:
         with pytest.raises(SimulationError) as caught:
-            sweep("all_reduce", **kwargs)  # type: ignore[arg-type]
+            sweep(CollectiveQuery("all_reduce"), **kwargs)
         assert caught.value.parameter == parameter
 
 
@@ -156,3 +159,13 @@ def test_training_step_validation(kwargs: dict[str, object], parameter: str) -> 
     with pytest.raises(SimulationError) as caught:
         training_step(**query)  # type: ignore[arg-type]
     assert caught.value.parameter == parameter
+
+
+def test_a_cached_plan_never_answers_an_equal_query_of_another_type() -> None:
+    # CollectiveQuery(nodes=1) == CollectiveQuery(nodes=True) == CollectiveQuery(nodes=1.0) as dataclasses; the
+    # cache keys on the fields' types too, so the second and third are still refused after the first is cached.
+    assert simulate_collective(CollectiveQuery("all_reduce", nodes=1), 1024).ranks == 8
+    for odd in (True, 1.0):
+        with pytest.raises(SimulationError) as caught:
+            simulate_collective(CollectiveQuery("all_reduce", nodes=odd), 1024)  # type: ignore[arg-type]
+        assert caught.value.parameter == "nodes"
