@@ -116,8 +116,9 @@ class FabricCalibration:
     fill_bytes: float
     source: Source
     evidence: str
-    # Networks only: what the transport adds to each step that crosses nodes beyond NCCL's hwLat for the network
-    # (tuning.cc models InfiniBand/RoCE verbs; a network plugin such as aws-ofi-nccl for EFA is slower per step).
+    # What the transport adds to each step beyond NCCL's hwLat: across nodes, a network plugin slower per step
+    # than the InfiniBand/RoCE verbs tuning.cc models (aws-ofi-nccl on EFA, gIB on Google's RoCE); inside a
+    # node, a ring's NVLink steps where a system's published sweep shows them slower than hwLat (A4X trays).
     extra_step_latency_us: float = 0.0
     # Where a published all_gather plateau shows a ring that moves data without reducing it runs faster than the
     # all-reduce ring the efficiency was fitted to; None: the same efficiency.
@@ -243,51 +244,71 @@ _A100_RING = FabricCalibration(
     all_gather_efficiency=253.59 / 300.0,
 )
 
+_B200_NVLS = replace(
+    _H100_NVLS,
+    efficiency=0.6,
+    source=_B200_NCCL_1807,
+    evidence=(
+        "a user reports a peak all_reduce busbw of '830+' GB/s on 8 x B200 (no message size given), "
+        "about 60% of 900 GB/s on the wire; ramp and fill assumed equal to H100's (no B200 sweep)"
+    ),
+)
+_GB200_TRAY_RING = _nvswitch_ring(
+    0.77,
+    _AZURE_GB200,
+    (
+        "a ring all_reduce_perf over the 4 GPUs of one GB200 tray reaches 679.61 GB/s busbw at "
+        "8 GiB, about 76% of NVLink 5's 900 GB/s (77% before the fill); no ramp beyond Simple's 20 us "
+        "pipeline fill, fitted to the same sweep"
+    ),
+)
+_NVL72_NVLS = replace(
+    _H100_NVLS,
+    efficiency=0.49,
+    ramp_half_time_us=520.0,
+    ramp_exponent=0.9,
+    source=_NVL72_COREWEAVE,
+    evidence=(
+        "a full-rack all_reduce_perf on 72 GPUs reaches a busbw of 834.57 GB/s at 8 GiB and "
+        "681.17 GB/s at 1 GiB, about 49% of 900 GB/s on the wire, and needs far larger messages "
+        "than 8-GPU NVLS (only 512 MiB and up were published)"
+    ),
+)
+_GOOGLE_A4X = Source(
+    "Google Cloud AI Hypercomputer, Run NCCL on custom GKE clusters that use A4X (all_gather_perf 1 KiB - 8 GiB on "
+    "two A4X trays of one NVLink domain, 8 GPUs, NCCL/gIB: 'The output is similar to the following')",
+    "https://docs.cloud.google.com/ai-hypercomputer/docs/nccl/test-gke-custom-a4x",
+)
+# Google's A4X across two trays of one NVLink domain (tests/data/nccl_sweeps/google-a4x-2tray-all-gather.json):
+# the ring reaches two thirds of the in-tray ring above and each NVLink step costs more than NCCL's hwLat. Fitted
+# to that one sweep (python benchmarks/simulator.py prints its residuals), so it checks the shape, not a prediction.
+_A4X_CROSS_TRAY_RING = replace(
+    _nvswitch_ring(
+        0.51,
+        _GOOGLE_A4X,
+        (
+            "fitted to Google's all_gather_perf over two A4X trays (8 GPUs, 1 KiB - 8 GiB): 453.99 GB/s busbw at "
+            "8 GiB, about 50% of NVLink 5's 900 GB/s (51% before the fill) and two thirds of the in-tray ring; "
+            "24-25 us from 32 KiB to 1 MiB, 1.2 us more per NVLink step than NCCL's hwLat"
+        ),
+    ),
+    extra_step_latency_us=1.2,
+)
+
 SCALE_UP_CALIBRATIONS: Mapping[str, ScaleUpCalibration] = MappingProxyType(
     {
         "dgx-a100": ScaleUpCalibration(latency_class="nvlink", ring=_A100_RING, nvls=None),
         "dgx-h100": ScaleUpCalibration(latency_class="nvlink", ring=_NVLINK_RING, nvls=_H100_NVLS),
         "hgx-h200": ScaleUpCalibration(latency_class="nvlink", ring=_NVLINK_RING, nvls=_H100_NVLS),
-        "dgx-b200": ScaleUpCalibration(
-            latency_class="nvlink",
-            ring=_NVLINK_RING,
-            nvls=replace(
-                _H100_NVLS,
-                efficiency=0.6,
-                source=_B200_NCCL_1807,
-                evidence=(
-                    "a user reports a peak all_reduce busbw of '830+' GB/s on 8 x B200 (no message size given), "
-                    "about 60% of 900 GB/s on the wire; ramp and fill assumed equal to H100's (no B200 sweep)"
-                ),
-            ),
-        ),
-        "gb200-nvl72": ScaleUpCalibration(
-            latency_class="nvlink",
-            ring=_nvswitch_ring(
-                0.77,
-                _AZURE_GB200,
-                (
-                    "a ring all_reduce_perf over the 4 GPUs of one GB200 tray reaches 679.61 GB/s busbw at "
-                    "8 GiB, about 76% of NVLink 5's 900 GB/s (77% before the fill); no ramp beyond Simple's 20 us "
-                    "pipeline fill, fitted to the same sweep"
-                ),
-            ),
-            nvls=replace(
-                _H100_NVLS,
-                efficiency=0.49,
-                ramp_half_time_us=520.0,
-                ramp_exponent=0.9,
-                source=_NVL72_COREWEAVE,
-                evidence=(
-                    "a full-rack all_reduce_perf on 72 GPUs reaches a busbw of 834.57 GB/s at 8 GiB and "
-                    "681.17 GB/s at 1 GiB, about 49% of 900 GB/s on the wire, and needs far larger messages "
-                    "than 8-GPU NVLS (only 512 MiB and up were published)"
-                ),
-            ),
-        ),
+        "dgx-b200": ScaleUpCalibration(latency_class="nvlink", ring=_NVLINK_RING, nvls=_B200_NVLS),
+        "gb200-nvl72": ScaleUpCalibration(latency_class="nvlink", ring=_GB200_TRAY_RING, nvls=_NVL72_NVLS),
         # The AWS instances have the DGX boards; only their network differs (NETWORK_CALIBRATIONS).
         "aws-p4de": ScaleUpCalibration(latency_class="nvlink", ring=_A100_RING, nvls=None),
         "aws-p5": ScaleUpCalibration(latency_class="nvlink", ring=_NVLINK_RING, nvls=_H100_NVLS),
+        # Google's A3 Ultra and A4 have the HGX H200 and B200 boards; only their network differs (below).
+        "gcp-a3-ultra": ScaleUpCalibration(latency_class="nvlink", ring=_NVLINK_RING, nvls=_H100_NVLS),
+        "gcp-a4": ScaleUpCalibration(latency_class="nvlink", ring=_NVLINK_RING, nvls=_B200_NVLS),
+        "gcp-a4x": ScaleUpCalibration(latency_class="nvlink", ring=_A4X_CROSS_TRAY_RING, nvls=_NVL72_NVLS),
         "pcie-gen4-8gpu": ScaleUpCalibration(latency_class="pci", ring=_PCIE_RING, nvls=None),
         "pcie-gen5-8gpu": ScaleUpCalibration(latency_class="pci", ring=_PCIE_RING, nvls=None),
     }
@@ -385,8 +406,38 @@ NETWORK_CALIBRATIONS: Mapping[str, FabricCalibration] = MappingProxyType(
         "efa": _EFA_P5,
     }
 )
+_GOOGLE_A4_A3_ULTRA = Source(
+    "Google Cloud AI Hypercomputer, Run NCCL on custom GKE clusters that use A4 or A3 Ultra (all_gather_perf "
+    "1 KiB - 8 GiB on two nodes, 16 GPUs, NCCL/gIB: 'The output is similar to the following')",
+    "https://docs.cloud.google.com/ai-hypercomputer/docs/nccl/test-gke-custom",
+)
+# RoCE through Google's gIB network plugin: like aws-ofi-nccl on EFA, its per-step cost is outside NCCL's tuning
+# model and no maintainer figure exists, so the constants are fitted to Google's own published two-node sweeps
+# (tests/data/nccl_sweeps/google-a3-ultra-2n-all-gather.json, google-a4-2n-all-gather.json), one per machine
+# type: they check the model's shape on two nodes, not a prediction.
+# Two constants each, no ramp beyond NCCL's latency (as on InfiniBand). The runs jump by about 16 us (A3 Ultra)
+# and 31 us (A4) at 1 MiB, a protocol switch that a least-time choice cannot show: the fitted per-step cost sits
+# between the floor below 1 MiB and the rows after the jump (A4's floor is modelled up to x1.34 slow).
+_GIB_A3_ULTRA = _network(
+    0.85,
+    _GOOGLE_A4_A3_ULTRA,
+    "fitted to Google's all_gather_perf on 2 x A3 Ultra (8 x 400 Gb/s RoCE per node, 16 GPUs, 1 KiB - 8 GiB): "
+    "33 us more per inter-node step than NCCL's InfiniBand/RoCE latency (a 56-65 us floor up to 512 KiB), "
+    "330.16 GB/s busbw at 8 GiB, 83% of the node's 400 GB/s (85% before the fill)",
+    extra_step_latency_us=33.0,
+)
+_GIB_A4 = _network(
+    0.88,
+    _GOOGLE_A4_A3_ULTRA,
+    "fitted to Google's all_gather_perf on 2 x A4 (8 x 400 Gb/s RoCE per node, 16 GPUs, 1 KiB - 8 GiB): "
+    "34 us more per inter-node step than NCCL's InfiniBand/RoCE latency (a 47-57 us floor up to 512 KiB, then "
+    "88 us at 1 MiB), 344.46 GB/s busbw at 8 GiB, 86% of the node's 400 GB/s (88% before the fill)",
+    extra_step_latency_us=34.0,
+)
 # Where one network behaves differently on one system, fitted to that system's own published sweep.
-SYSTEM_NETWORK_CALIBRATIONS: Mapping[str, FabricCalibration] = MappingProxyType({"aws-p4de": _EFA_P4DE})
+SYSTEM_NETWORK_CALIBRATIONS: Mapping[str, FabricCalibration] = MappingProxyType(
+    {"aws-p4de": _EFA_P4DE, "gcp-a3-ultra": _GIB_A3_ULTRA, "gcp-a4": _GIB_A4}
+)
 
 
 def network_calibration(system_id: str, link_id: str) -> FabricCalibration:

@@ -70,6 +70,8 @@ def _step_latency_s(setting: Setting, hardware: LatencyClass, family: str, proto
         latency_us *= LL_MULTI_NODE_INTRA_FACTOR
     if hardware == "net":
         latency_us += network_calibration(setting.system.id, setting.system.scale_out).extra_step_latency_us
+    elif family != "nvls":
+        latency_us += SCALE_UP_CALIBRATIONS[setting.system.id].ring.extra_step_latency_us
     return latency_us * US
 
 

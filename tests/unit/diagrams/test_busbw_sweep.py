@@ -95,6 +95,17 @@ def test_a_published_sweep_is_drawn_beside_the_model_with_its_source() -> None:
         assert chart.series[0].measured_line
 
 
+def test_an_all_gather_published_on_two_nodes_is_drawn_for_that_operation_only() -> None:
+    from app.simulator.published import BY_ID
+
+    gathered = build(op="all_gather", system1="gcp-a4", nodes1="2", system2="none", system3="none")
+    measured = gathered.series[0].measured
+    assert measured is not None
+    assert measured.sweep is BY_ID["google-a4-2n-all-gather"]
+    reduced = build(op="all_reduce", system1="gcp-a4", nodes1="2", system2="none", system3="none")
+    assert reduced.series[0].measured is None
+
+
 def test_no_overlay_where_nothing_was_published() -> None:
     view = build(system1="dgx-b200", nodes1="1", system2="dgx-h100", nodes2="4", system3="none")
     assert all(series.measured is None for series in view.series)

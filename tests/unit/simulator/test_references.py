@@ -102,9 +102,10 @@ def test_every_record_says_where_and_when_it_was_printed() -> None:
 
 def test_full_sweeps_cover_the_latency_ramp_and_plateau_regimes() -> None:
     full = [s for s in SWEEPS if s.is_curve and s.rows[0][0] <= 2**10 and s.rows[-1][0] >= GIB]
-    assert len(full) >= 7
+    assert len(full) >= 8
     assert len({s.system for s in full}) >= 6
-    assert any(s.nodes > 1 for s in full), "a multi-node full sweep"
+    assert sum(s.nodes > 1 for s in full) >= 4, "multi-node full sweeps"
+    assert {s.op for s in full} >= {"all_reduce", "all_gather"}
     assert sum(s.rows[0][0] == 8 for s in full) >= 2, "sweeps that start at 8 B, as all_reduce_perf -b 8 does"
 
 
@@ -197,3 +198,32 @@ def test_two_nodes_pipeline_the_hierarchical_phases() -> None:
     # NVLSTree on two DGX H100 beats the ring that the 8 rails bound (NVIDIA/nccl-tests#196: tree goes beyond
     # the network bottleneck on two nodes).
     assert result.busbw_GBps > ring.busbw_GBps
+
+
+def test_the_google_presets_keep_the_boards_and_change_what_their_sweeps_show() -> None:
+    # Fitted to Google's own runs (NCCL/gIB): the boards are HGX H200 / B200, the network pays gIB's per-step cost.
+    for google, board in (("gcp-a3-ultra", "hgx-h200"), ("gcp-a4", "dgx-b200")):
+        one_node = [
+            simulate_collective(CollectiveQuery("all_reduce", system=system), 2**30).time_s
+            for system in (google, board)
+        ]
+        assert one_node[0] == pytest.approx(one_node[1])
+        small = [
+            simulate_collective(CollectiveQuery("all_gather", system=system, nodes=2), 2**10).time_s
+            for system in (google, board)
+        ]
+        assert small[0] > small[1] + 30e-6
+    # A4X: a ring across two trays of one NVLink domain runs at about two thirds of the in-tray ring.
+    a4x = simulate_collective(
+        CollectiveQuery("all_gather", system="gcp-a4x", gpus_per_node=8, algorithm="ring"), 8 * GIB
+    )
+    tray = simulate_collective(
+        CollectiveQuery("all_gather", system="gb200-nvl72", gpus_per_node=8, algorithm="ring"), 8 * GIB
+    )
+    assert 0.6 < a4x.busbw_GBps / tray.busbw_GBps < 0.72
+
+
+def test_an_all_gather_query_on_a_fitted_google_system_is_validated() -> None:
+    validated = simulate_collective(CollectiveQuery("all_gather", system="gcp-a4", nodes=2), 4 * 2**20)
+    unvalidated = simulate_collective(CollectiveQuery("all_gather", system="gcp-a4", nodes=4), 4 * 2**20)
+    assert validated.error_percent < unvalidated.error_percent == UNVALIDATED_ERROR_PERCENT["ramp"]
