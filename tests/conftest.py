@@ -14,15 +14,18 @@ import secrets
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, make_url, text
+from sqlalchemy.exc import DBAPIError
 
 from app import migrations
 from app.config import Environment, Settings
@@ -150,14 +153,42 @@ class PostgresDatabases:
         return self.server_url.set(database=name).render_as_string(hide_password=False)
 
     def drop(self, name: str) -> None:
+        """Drop ``name`` and cut every session in it (the app's pooled connections too).
+
+        For a role that is not a superuser, PostgreSQL 15 refuses ``WITH (FORCE)`` while an autovacuum worker is
+        in the database (the worker has no role to be a member of), which a migration's churn of the catalogue
+        often starts. A plain DROP DATABASE stops autovacuum itself, so then end this role's sessions and use it,
+        again if a session came back in between."""
         with self.admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            try:
+                connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+                return
+            except DBAPIError as error:
+                if not isinstance(error.orig, psycopg.errors.InsufficientPrivilege):
+                    raise
+            for attempt in range(50):
+                connection.execute(
+                    text(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE datname = :name AND usename = current_user AND pid <> pg_backend_pid()"
+                    ),
+                    {"name": name},
+                )
+                try:
+                    connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+                    return
+                except DBAPIError as error:
+                    if not isinstance(error.orig, psycopg.errors.ObjectInUse) or attempt == 49:
+                        raise
+                time.sleep(0.1)
 
     def drop_all(self) -> None:
-        for name in self.created:
-            self.drop(name)
-        self.created.clear()
-        self.admin.dispose()
+        try:
+            for name in self.created:
+                self.drop(name)
+            self.created.clear()
+        finally:
+            self.admin.dispose()
 
 
 @dataclass(frozen=True)
