@@ -33,10 +33,14 @@ class PublishedSweep:
     # busbw prints 0.00.
     times_us: tuple[float, ...] = ()
 
+    # Figures quoted one by one (tests/data/nccl_sweeps/maintainer-points.json), however many sizes they cover:
+    # checked like a sweep's rows, never drawn as a measured curve nor counted as a full sweep.
+    single_figures: bool = False
+
     @property
     def is_curve(self) -> bool:
-        """A sweep of several sizes (drawn as a line), not a single figure a maintainer gave."""
-        return len(self.rows) > 2
+        """A published sweep (drawn as a line), not figures quoted one by one."""
+        return not self.single_figures
 
 
 SWEEPS: tuple[PublishedSweep, ...] = tuple(

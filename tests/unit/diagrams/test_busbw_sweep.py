@@ -112,6 +112,12 @@ def test_no_overlay_where_nothing_was_published() -> None:
     assert view.measured == ()
 
 
+def test_figures_quoted_one_by_one_are_not_drawn_as_a_measured_curve() -> None:
+    # Microsoft's 2 x 8 A100 figures (1 KiB, 1 GiB, 4 GiB) are three checked points, not a sweep.
+    view = build(system1="dgx-a100", nodes1="2", system2="none", system3="none")
+    assert view.series[0].measured is None
+
+
 def test_calibrated_times_show_their_error_and_ideal_times_do_not() -> None:
     calibrated = build(system2="none", system3="none")
     point = next(p for p in calibrated.series[0].points if p.result.error_percent > 5)
