@@ -7,6 +7,7 @@ import asyncio
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -24,6 +25,7 @@ from app.quiz.service import QuizPolicy
 from app.web.factory import build_app
 from app.web.state import AppState
 from tests.conftest import GENEROUS_POLICY, SettingsFactory
+from tests.unit.certificates.helpers import GENEROUS
 
 HX = {"HX-Request": "true"}
 
@@ -53,6 +55,13 @@ def quiz_app(
     built = build_app(make_settings(database_url=database_url, **settings), clock or (lambda: datetime.now(UTC)))
     if policy is not None:
         state_of(built).quiz.policy = policy
+    return built
+
+
+def certificate_app(tmp_path: Path, make_settings: SettingsFactory, **settings: Any) -> FastAPI:
+    """``quiz_app`` on a SQLite file under ``tmp_path``, with the certificate rate limits lifted as well."""
+    built = quiz_app(f"sqlite:///{tmp_path / 'web.sqlite3'}", make_settings, **settings)
+    state_of(built).certificates.policy = GENEROUS
     return built
 
 

@@ -23,9 +23,9 @@ from app.certificates.models import Certificate
 from app.certificates.service import CertificatePolicy
 from app.ratelimit import Limit
 from tests.conftest import SettingsFactory
-from tests.unit.certificates.helpers import GENEROUS, revoked_in_list
+from tests.unit.certificates.helpers import revoked_in_list
 from tests.web.html import assert_clean, has_hangul, parse
-from tests.web.quizzes import attempt_of, quiz_app, right_answer, start_api_attempt, state_of, table_counts
+from tests.web.quizzes import attempt_of, certificate_app, right_answer, start_api_attempt, state_of, table_counts
 
 SAME_ORIGIN = {"Origin": "http://testserver", "Sec-Fetch-Site": "same-origin"}
 HOSTILE = "<img src=x onerror=alert(1)>\"' & </script><svg onload=alert(2)>) Tj ET 김"
@@ -33,16 +33,9 @@ HOSTILE = "<img src=x onerror=alert(1)>\"' & </script><svg onload=alert(2)>) Tj 
 
 @pytest.fixture
 def app(tmp_path: Path, make_settings: SettingsFactory) -> Iterator[FastAPI]:
-    application = quiz_app(f"sqlite:///{tmp_path / 'web.sqlite3'}", make_settings)
-    state_of(application).certificates.policy = GENEROUS
+    application = certificate_app(tmp_path, make_settings)
     yield application
     state_of(application).database.dispose()
-
-
-@pytest.fixture
-def client(app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(app) as test_client:
-        yield test_client
 
 
 def pass_exam(app: FastAPI, client: TestClient, lang: str = "en") -> str:

@@ -24,19 +24,15 @@ from PIL import Image, ImageChops
 
 from app.certificates.models import Certificate
 from tests.conftest import SettingsFactory
-from tests.unit.certificates.helpers import GENEROUS
 from tests.web.html import parse
-from tests.web.quizzes import attempt_of, quiz_app, right_answer, start_api_attempt, state_of, table_counts
+from tests.web.quizzes import attempt_of, certificate_app, right_answer, start_api_attempt, state_of, table_counts
 
 SAME_ORIGIN = {"Origin": "http://testserver", "Sec-Fetch-Site": "same-origin"}
 HTMX = SAME_ORIGIN | {"HX-Request": "true"}
 
 
 def build(tmp_path: Path, make_settings: SettingsFactory, linkedin_organization_id: str | None = None) -> FastAPI:
-    database_url = f"sqlite:///{tmp_path / 'web.sqlite3'}"
-    application = quiz_app(database_url, make_settings, linkedin_organization_id=linkedin_organization_id)
-    state_of(application).certificates.policy = GENEROUS
-    return application
+    return certificate_app(tmp_path, make_settings, linkedin_organization_id=linkedin_organization_id)
 
 
 @pytest.fixture
@@ -44,12 +40,6 @@ def app(tmp_path: Path, make_settings: SettingsFactory) -> Iterator[FastAPI]:
     application = build(tmp_path, make_settings)
     yield application
     state_of(application).database.dispose()
-
-
-@pytest.fixture
-def client(app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(app) as test_client:
-        yield test_client
 
 
 def issue(app: FastAPI, name: str, lang: str = "en") -> str:

@@ -16,24 +16,16 @@ from fastapi.testclient import TestClient
 from app.web.certificate_pages import FAST_PATH
 from app.web.middleware.page_cache import PageCacheMiddleware
 from tests.conftest import SettingsFactory
-from tests.unit.certificates.helpers import GENEROUS
-from tests.web.quizzes import quiz_app, state_of
+from tests.web.quizzes import certificate_app, state_of
 
 ROUTE = "/c/{certificate_id}"
 
 
 @pytest.fixture
 def app(tmp_path: Path, make_settings: SettingsFactory) -> Iterator[FastAPI]:
-    application = quiz_app(f"sqlite:///{tmp_path / 'web.sqlite3'}", make_settings)
-    state_of(application).certificates.policy = GENEROUS
+    application = certificate_app(tmp_path, make_settings)
     yield application
     state_of(application).database.dispose()
-
-
-@pytest.fixture
-def client(app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(app) as test_client:
-        yield test_client
 
 
 def issue(app: FastAPI, name: str) -> str:
