@@ -5,6 +5,7 @@ phone with no text under 12 px, and a bad value is explained beside the last goo
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -419,3 +420,24 @@ def test_without_javascript_redraw_in_the_lab_keeps_the_other_diagrams(browser: 
         expect(page.locator("#diagram-topology-gpu_b")).to_have_value("6")
         expect(page.locator("#diagram-ring-allreduce-gpus")).to_have_value("6")
         expect(link_compare.locator("svg .dg-axis-title").first).to_contain_text("logarithmic")
+
+
+def test_the_measured_run_beside_a_series_follows_the_chosen_system(page: Page, live_server: str) -> None:
+    page.goto(f"{live_server}/en/lab")
+    figure = reach_figure(page.locator("#diagram-busbw-sweep"))
+    series = figure.locator("li", has_text="Series 1:")
+    expect(series).to_contain_text("Azure ND H100 v5")  # the default series 1, DGX H100 on one node
+    # One change at a time, each drawn before the next, as a learner watches the chart answer.
+    figure.locator("#diagram-busbw-sweep-op").select_option("all_gather")
+    expect(page).to_have_url(re.compile(r"busbw-sweep\.op=all_gather"))
+    figure.locator("#diagram-busbw-sweep-system1").select_option("gcp-a4")
+    expect(page).to_have_url(re.compile(r"busbw-sweep\.system1=gcp-a4"))
+    type_over(page, figure.locator("#diagram-busbw-sweep-nodes1"), "2")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"busbw-sweep\.nodes1=2"))
+    expect(series).to_contain_text("Google Cloud A4 (8 x B200): all_gather_perf on two nodes")
+    expect(series).not_to_contain_text("Azure ND H100 v5")
+    expect(series.get_by_role("link")).to_have_attribute(
+        "href", "https://docs.cloud.google.com/ai-hypercomputer/docs/nccl/test-gke-custom"
+    )
+    expect(figure.locator("#diagram-busbw-sweep-caption")).not_to_contain_text("Azure")  # nothing there to go stale
