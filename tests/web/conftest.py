@@ -7,8 +7,6 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
 
 from app.content import Course, load_course
 from app.quiz.bank import QuizCatalog, load_quizzes
@@ -31,10 +29,3 @@ def content_parsed_once() -> Iterator[None]:
         patch.setattr("app.web.factory.load_course", cache(load_course))
         patch.setattr("app.web.factory.load_quizzes", load_quizzes_once)
         yield
-
-
-@pytest.fixture
-def client(app: FastAPI) -> Iterator[TestClient]:
-    """A client of the module's own ``app`` fixture, with the app's lifespan run around the test."""
-    with TestClient(app) as test_client:
-        yield test_client

@@ -36,6 +36,12 @@ def app(database_url: str, make_settings: SettingsFactory) -> Iterator[FastAPI]:
     state_of(application).database.dispose()
 
 
+@pytest.fixture
+def client(app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(app) as test_client:
+        yield test_client
+
+
 def out_of_range(app: FastAPI, lang: str) -> str:
     return state_of(app).translations[lang].gettext(SUBMISSION_ERRORS["out_of_range"])
 

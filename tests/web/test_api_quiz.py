@@ -41,6 +41,12 @@ def app(database_url: str, make_settings: SettingsFactory) -> Iterator[FastAPI]:
     state_of(application).database.dispose()
 
 
+@pytest.fixture
+def client(app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(app) as test_client:
+        yield test_client
+
+
 def test_quizzes_are_listed_in_the_requested_language(app: FastAPI, client: TestClient) -> None:
     english = {quiz["id"]: quiz for quiz in client.get("/api/v1/quizzes?lang=en").json()}
     korean = {quiz["id"]: quiz for quiz in client.get("/api/v1/quizzes?lang=ko").json()}

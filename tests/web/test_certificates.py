@@ -38,6 +38,12 @@ def app(tmp_path: Path, make_settings: SettingsFactory) -> Iterator[FastAPI]:
     state_of(application).database.dispose()
 
 
+@pytest.fixture
+def client(app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(app) as test_client:
+        yield test_client
+
+
 def pass_exam(app: FastAPI, client: TestClient, lang: str = "en") -> str:
     started = start_api_attempt(client, "exam", lang)
     attempt = attempt_of(app, client, started["attempt_id"])

@@ -28,6 +28,12 @@ def app(tmp_path: Path, make_settings: SettingsFactory) -> Iterator[FastAPI]:
     state_of(application).database.dispose()
 
 
+@pytest.fixture
+def client(app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(app) as test_client:
+        yield test_client
+
+
 def issue(app: FastAPI, name: str) -> str:
     return asyncio.run(state_of(app).certificates.issue(name, None, "en")).id
 

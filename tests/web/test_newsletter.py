@@ -41,6 +41,12 @@ def app(database_url: str, make_settings: SettingsFactory, clock: Clock) -> Iter
     state_of(application).database.dispose()
 
 
+@pytest.fixture
+def client(app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(app) as test_client:
+        yield test_client
+
+
 def subscribers(app: FastAPI) -> dict[str, Subscriber]:
     with state_of(app).database.session() as session:
         return {row.email: row for row in session.scalars(select(Subscriber))}

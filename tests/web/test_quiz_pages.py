@@ -39,6 +39,12 @@ def app(database_url: str, make_settings: SettingsFactory) -> Iterator[FastAPI]:
     state_of(application).database.dispose()
 
 
+@pytest.fixture
+def client(app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(app) as test_client:
+        yield test_client
+
+
 def start(client: TestClient, lang: str = "en", path: str | None = None) -> str:
     return start_page_attempt(client, path or f"/{lang}/guides/nvlink/quiz", **SAME_ORIGIN)
 
