@@ -238,6 +238,8 @@ def test_the_labs_address_restores_the_whole_lab(browser: Browser, live_server: 
         expect(page).to_have_url(state)
 
         page.reload()
+        # The reader is back at the ring figure; the topology figure above is built once they scroll up to it.
+        reach_figure(page.locator("#diagram-topology"))
         expect(page.locator("#diagram-topology-gpu_b")).to_have_value("6")
         expect(page.locator("#diagram-ring-allreduce .dg-step-title")).to_contain_text("Step 1 of 6")
 
@@ -245,6 +247,7 @@ def test_the_labs_address_restores_the_whole_lab(browser: Browser, live_server: 
         expect(page).to_have_url(f"{live_server}/en/")
         page.go_back()
         expect(page).to_have_url(state)
+        reach_figure(page.locator("#diagram-topology"))
         expect(page.locator("#diagram-topology-gpu_b")).to_have_value("6")
         expect(page.locator("#diagram-ring-allreduce .dg-step-title")).to_contain_text("Step 1 of 6")
 
